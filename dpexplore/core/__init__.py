@@ -1,0 +1,67 @@
+"""Building blocks every paper uses: validation, randomness, noise calibration, GDP/zCDP
+conversions, randomized response, the sparse vector technique, permute-and-flip, exact privacy
+curves, shuffle-amplification accountants and Monte-Carlo sweeps."""
+
+from .experiment import SweepResult, mean_confidence_band, sweep
+from .gaussian import (
+    dp_to_zcdp,
+    gaussian_sigma,
+    gaussian_zcdp_rho,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_tradeoff,
+    zcdp_to_dp,
+)
+from .permute_and_flip import PermuteAndFlipResult, permute_and_flip, permute_and_flip_probabilities
+from .privacy_curves import PrivacyCheck, exact_epsilon, exact_privacy_check, hockey_stick
+from .random import RNGLike, as_generator, spawn
+from .randomized_response import (
+    RandomizedResponseResult,
+    debias_randomized_response,
+    flip_probability,
+    randomized_response,
+)
+from .shuffle_amplification import (
+    ACCOUNTANTS,
+    clone_pair_delta,
+    clone_pair_epsilon,
+    fmt21_closed_form_epsilon,
+    shuffle_amplification_epsilon,
+    shuffle_amplification_epsilon0,
+)
+from .sparse_vector import AboveThresholdResult, above_threshold
+
+__all__ = [
+    "ACCOUNTANTS",
+    "AboveThresholdResult",
+    "PermuteAndFlipResult",
+    "PrivacyCheck",
+    "RNGLike",
+    "RandomizedResponseResult",
+    "SweepResult",
+    "above_threshold",
+    "as_generator",
+    "clone_pair_delta",
+    "clone_pair_epsilon",
+    "debias_randomized_response",
+    "dp_to_zcdp",
+    "exact_epsilon",
+    "exact_privacy_check",
+    "flip_probability",
+    "fmt21_closed_form_epsilon",
+    "gaussian_sigma",
+    "gaussian_zcdp_rho",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_tradeoff",
+    "hockey_stick",
+    "mean_confidence_band",
+    "permute_and_flip",
+    "permute_and_flip_probabilities",
+    "randomized_response",
+    "shuffle_amplification_epsilon",
+    "shuffle_amplification_epsilon0",
+    "spawn",
+    "sweep",
+    "zcdp_to_dp",
+]

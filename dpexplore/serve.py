@@ -1,0 +1,70 @@
+"""Serve the dashboard gallery with Voila: ``python -m dpexplore.serve``.
+
+Starts ``voila`` on the ``notebooks/`` folder (tree mode, so the gallery's links to each paper's
+dashboard work), bound to 127.0.0.1 unless ``--host`` says otherwise, on a fixed port that never
+silently moves (``port_retries=0``), with the settings of ``voila.json`` in the repository root
+(tracebacks hidden, execution timeout, idle-kernel culling), and opens the gallery in a browser.
+
+This module uses only the standard library: ``import dpexplore`` does not import Voila.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import webbrowser
+from pathlib import Path
+
+__all__ = ["main", "voila_command"]
+
+
+def voila_command(notebooks: Path, host: str, port: int) -> list[str]:
+    """The Voila command line this launcher runs (public so tests can check it)."""
+    exe = Path(sys.executable).with_name("voila")
+    base = [str(exe)] if exe.exists() else ([shutil.which("voila")] if shutil.which("voila") else
+                                            [sys.executable, "-m", "voila"])
+    return [*base, str(notebooks), "--no-browser", f"--Voila.ip={host}", f"--Voila.port={port}",
+            "--Voila.port_retries=0"]
+
+
+def _open_when_ready(url: str, timeout: float = 60.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):  # noqa: S310 - loopback URL we built
+                break
+        except OSError:
+            time.sleep(0.5)
+    print(f"\n  dpexplore gallery: {url}\n", flush=True)
+    webbrowser.open(url)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0])
+    ap.add_argument("notebooks", nargs="?", default="notebooks", help="folder with the notebooks (default: notebooks)")
+    ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
+    ap.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    a = ap.parse_args(argv)
+    nb = Path(a.notebooks)
+    if not (nb / "00_index.ipynb").is_file():
+        print(f"error: {nb}/00_index.ipynb not found; run this from the dpexplore checkout", file=sys.stderr)
+        return 2
+    url = f"http://{'127.0.0.1' if a.host in ('0.0.0.0', '') else a.host}:{a.port}/voila/render/00_index.ipynb"
+    if not a.no_browser:
+        threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
+    else:
+        print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
+    try:
+        return subprocess.call(voila_command(nb, a.host, a.port))
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

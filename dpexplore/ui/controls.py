@@ -1,0 +1,178 @@
+"""Control specifications: one place that knows a control's range, its widget, its URL form and
+its server-side clamp.
+
+Widget values are client-controlled (any websocket client can set any synced trait, ``min`` and
+``max`` included), so a :class:`Control` never trusts its widget: :meth:`Control.clamp` bounds the
+value with the limits held here, in Python, before any library call sees it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import ipywidgets as widgets
+
+__all__ = ["Control"]
+
+_KINDS = ("float", "log", "int", "logint", "choice", "bool", "text")
+
+
+@dataclass(frozen=True)
+class Control:
+    """A dashboard control.
+
+    Parameters
+    ----------
+    name : str
+        Keyword used in URLs (``?epsilon=0.5``) and passed to the dashboard's ``compute``.
+    label : str
+        Text shown next to the widget.
+    kind : {"float", "log", "int", "logint", "choice", "bool", "text"}
+        ``"log"`` is a ``FloatLogSlider`` (ε and friends), ``"logint"`` a log-scale slider
+        rounded to integers (n up to 10⁶), ``"choice"`` a dropdown over ``options``.
+    default : Any
+    low, high : float, optional
+        Bounds for numeric kinds (inclusive).
+    step : float, optional
+        Slider step (for "log"/"logint": the step of the base-10 exponent).
+    options : tuple, optional
+        For "choice": ``(value, ...)`` or ``((label, value), ...)``.
+    help : str
+        Tooltip text.
+    max_length : int
+        For "text": longest accepted text.
+    """
+
+    name: str
+    label: str
+    kind: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    step: float | None = None
+    options: tuple = field(default_factory=tuple)
+    help: str = ""
+    max_length: int = 20_000
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be one of {list(_KINDS)}; got {self.kind!r}")
+        if self.kind in ("float", "log", "int", "logint") and (self.low is None or self.high is None):
+            raise ValueError(f"control {self.name!r}: numeric controls need low and high")
+        if self.kind in ("log", "logint") and not (self.low and self.low > 0):
+            raise ValueError(f"control {self.name!r}: log controls need low > 0")
+        if self.kind == "choice" and not self.options:
+            raise ValueError(f"control {self.name!r}: choice controls need options")
+        if self.clamp(self.default) != self.default:
+            raise ValueError(f"control {self.name!r}: default {self.default!r} is outside its range")
+
+    # -- values -------------------------------------------------------------------------
+    @property
+    def option_values(self) -> list:
+        return [o[1] if isinstance(o, tuple) else o for o in self.options]
+
+    def range_text(self) -> str:
+        """Human-readable valid range, used in messages."""
+        if self.kind in ("float", "log"):
+            return f"a number in [{self.low:g}, {self.high:g}]"
+        if self.kind in ("int", "logint"):
+            return f"an integer in [{int(self.low)}, {int(self.high)}]"
+        if self.kind == "choice":
+            return f"one of {self.option_values}"
+        if self.kind == "bool":
+            return "true or false"
+        return f"text of at most {self.max_length} characters"
+
+    def clamp(self, value: Any) -> Any:
+        """Bound ``value`` to the valid range (server side). Invalid kinds give the default."""
+        k = self.kind
+        if k in ("float", "log", "int", "logint"):
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                return self.default
+            if math.isnan(x):
+                return self.default
+            x = min(max(x, float(self.low)), float(self.high))
+            return int(round(x)) if k in ("int", "logint") else x
+        if k == "choice":
+            return value if value in self.option_values else self.default
+        if k == "bool":
+            return bool(value) if isinstance(value, bool) else self.default
+        text = value if isinstance(value, str) else self.default
+        return text[: self.max_length]
+
+    def parse(self, text: str) -> Any:
+        """Parse a URL parameter; raise ValueError with a clear message if it is not valid."""
+        k = self.kind
+        bad = ValueError(f"URL parameter {self.name}={text!r} ignored: {self.name} must be {self.range_text()}")
+        if k in ("float", "log", "int", "logint"):
+            try:
+                x = float(text)
+            except ValueError:
+                raise bad from None
+            if not math.isfinite(x) or x < self.low or x > self.high:
+                raise bad
+            if k in ("int", "logint"):
+                if not x.is_integer():
+                    raise bad
+                return int(x)
+            return x
+        if k == "choice":
+            for v in self.option_values:
+                if str(v) == text:
+                    return v
+            raise bad
+        if k == "bool":
+            low = text.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise bad
+        if len(text) > self.max_length:
+            raise bad
+        return text
+
+    # -- widget -------------------------------------------------------------------------
+    def make_widget(self, value: Any) -> widgets.Widget:
+        """Build the ipywidget for this control, set to ``value``."""
+        style = {"description_width": "initial"}
+        common = dict(description=self.label, description_allow_html=False, style=style, tooltip=self.help or None)
+        k = self.kind
+        if k == "float":
+            step = self.step or (self.high - self.low) / 100
+            return widgets.FloatSlider(value=value, min=self.low, max=self.high, step=step,
+                                       continuous_update=False, readout_format=".3g", **common)
+        if k in ("log", "logint"):
+            step = self.step or 0.05
+            w = widgets.FloatLogSlider(value=value, base=10, min=math.log10(self.low), max=math.log10(self.high),
+                                       step=step, continuous_update=False,
+                                       readout_format=".3g" if k == "log" else ".0f", **common)
+            return w
+        if k == "int":
+            return widgets.IntSlider(value=value, min=int(self.low), max=int(self.high), step=int(self.step or 1),
+                                     continuous_update=False, **common)
+        if k == "choice":
+            return widgets.Dropdown(options=list(self.options), value=value, **common)
+        if k == "bool":
+            return widgets.Checkbox(value=value, indent=False, **common)
+        return widgets.Textarea(value=value, layout=widgets.Layout(width="100%", height="7em"), **common)
+
+    def reset_bounds(self, w: widgets.Widget) -> None:
+        """Restore the widget's own bounds (a client may have changed min/max)."""
+        if self.kind in ("log", "logint"):
+            lo, hi = math.log10(self.low), math.log10(self.high)
+        elif self.kind in ("float", "int"):
+            lo, hi = self.low, self.high
+        else:
+            return
+        if self.kind == "int":
+            lo, hi = int(lo), int(hi)
+        if w.min != lo or w.max != hi:
+            with w.hold_trait_notifications():
+                w.max = max(hi, w.min)
+                w.min = lo
+                w.max = hi

@@ -1,0 +1,310 @@
+"""The dashboard base class every paper's dashboard derives from.
+
+A dashboard is an ``ipywidgets.VBox``: title, controls, a status line, a message box for errors,
+plot panels, a "reproduce in code" snippet and a footer. A subclass declares
+
+* ``title``, ``intro`` (one paragraph), ``paper`` (the reference shown in the footer);
+* ``controls``: a list of :class:`~dpexplore.ui.controls.Control`;
+* ``panels``: a list of :class:`Panel` (a name, a title and which controls it depends on);
+* ``figure(panel_name, params) -> go.Figure``: library calls + a pure figure builder;
+* ``reproduce(params) -> str``: the library calls that reproduce the current view.
+
+The base class does the rest: URL deep links from Voila's ``QUERY_STRING``, server-side clamping
+of every value, recomputing only the panels whose controls changed, catching library errors and
+showing them in the page (the controls keep their values; the next valid change recomputes),
+timings in the status line, and the footer with the teaching-PRNG warning.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import time
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+import dpexplore
+
+from .controls import Control
+from .figures import message_figure
+
+__all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
+
+PRNG_FOOTER = (
+    "This dashboard's randomness is NumPy's seedable pseudo-random generator: reproducible, "
+    "<b>not cryptographically secure</b>. dpexplore is for teaching and exploration, "
+    "<b>never for real data releases</b>."
+)
+
+_ERROR_STYLE = (
+    "border-left:4px solid #c0392b;background:#fdecea;padding:6px 10px;margin:4px 0;"
+    "font-family:var(--jp-ui-font-family, sans-serif);color:#611a15"
+)
+_NOTE_STYLE = (
+    "border-left:4px solid #b7950b;background:#fef9e7;padding:6px 10px;margin:4px 0;"
+    "font-family:var(--jp-ui-font-family, sans-serif);color:#5d4a05"
+)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One plot of a dashboard.
+
+    Parameters
+    ----------
+    name : str
+        Key passed to :meth:`Dashboard.figure`.
+    title : str
+        Heading shown above the plot.
+    depends_on : tuple of str or None
+        Control names whose change redraws this panel (None: every control).
+    caption : str
+        One or two sentences under the heading: what to look at.
+    """
+
+    name: str
+    title: str
+    depends_on: tuple[str, ...] | None = None
+    caption: str = ""
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return False
+    ip = get_ipython()
+    return ip is not None and getattr(ip, "kernel", None) is not None
+
+
+class Dashboard(widgets.VBox):
+    """Base class of the paper dashboards (see the module docstring)."""
+
+    title: ClassVar[str] = "dpexplore dashboard"
+    intro: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    controls: ClassVar[list[Control]] = []
+    panels: ClassVar[list[Panel]] = []
+    #: how many computed results :meth:`memo` keeps per dashboard
+    memo_size: ClassVar[int] = 64
+
+    def __init__(self, *, query_string: str | None = None, render: bool | None = None, **overrides: Any) -> None:
+        """Build the dashboard and draw every panel once.
+
+        Parameters
+        ----------
+        query_string : str, optional
+            URL query (``"epsilon=0.5&n=800"``); default: ``$QUERY_STRING`` (set by Voila).
+        render : bool, optional
+            Display figures into the page (default: only inside a running kernel).
+        **overrides
+            Initial control values by name (validated like URL parameters).
+        """
+        super().__init__()
+        self._render = _in_kernel() if render is None else render
+        self._controls = {c.name: c for c in self.controls}
+        self._memo: OrderedDict[Hashable, Any] = OrderedDict()
+        self._busy = False
+        self.messages: list[str] = []
+        self.errors: dict[str, str] = {}
+        self.figures: dict[str, go.Figure] = {}
+        self.timings: dict[str, float] = {}
+
+        values = {c.name: c.default for c in self.controls}
+        qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
+        for key, text in parse_qsl(qs, keep_blank_values=True):
+            if key.startswith("voila"):
+                continue
+            ctl = self._controls.get(key)
+            if ctl is None:
+                self.messages.append(
+                    f"URL parameter {html.escape(key)!s} ignored: not a control of this dashboard "
+                    f"(known: {', '.join(self._controls)})"
+                )
+                continue
+            try:
+                values[key] = ctl.parse(text)
+            except ValueError as exc:
+                self.messages.append(html.escape(str(exc)))
+        for key, val in overrides.items():
+            ctl = self._controls.get(key)
+            if ctl is None:
+                raise TypeError(f"{type(self).__name__} has no control {key!r}; known: {list(self._controls)}")
+            if ctl.clamp(val) != val:
+                raise ValueError(f"{key} must be {ctl.range_text()}; got {val!r}")
+            values[key] = val
+
+        self.widgets = {c.name: c.make_widget(values[c.name]) for c in self.controls}
+        for name, w in self.widgets.items():
+            w.observe(self._make_handler(name), names="value")
+
+        self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
+        self._message_box = widgets.HTML()
+        self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%")) for p in self.panels}
+        self._snippet = widgets.HTML()
+        snippet_box = widgets.Accordion(children=[self._snippet], titles=("Reproduce in code",))
+        snippet_box.selected_index = None
+
+        header = widgets.HTML(
+            f"<h2 style='margin:0.2em 0'>{html.escape(self.title)}</h2>"
+            + (f"<p style='margin:0.2em 0 0.6em 0;max-width:60em'>{self.intro}</p>" if self.intro else "")
+        )
+        controls_box = widgets.GridBox(
+            list(self.widgets.values()),
+            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(320px, 1fr))",
+                                  grid_gap="4px 16px", padding="6px", border="1px solid #ddd"),
+        )
+        panel_boxes = []
+        for p in self.panels:
+            head = f"<h3 style='margin:0.8em 0 0.1em 0'>{html.escape(p.title)}</h3>"
+            if p.caption:
+                head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{p.caption}</div>"
+            panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name]]))
+        footer = widgets.HTML(self._footer_html())
+        self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, snippet_box, footer]
+        self.refresh()
+
+    # -- parameters ---------------------------------------------------------------------
+    def params(self) -> dict[str, Any]:
+        """Current control values, clamped server side (out-of-range client values are corrected)."""
+        out = {}
+        busy, self._busy = self._busy, True  # bound/value corrections below must not re-trigger refresh
+        try:
+            for name, ctl in self._controls.items():
+                w = self.widgets[name]
+                raw = w.value
+                ctl.reset_bounds(w)
+                val = ctl.clamp(raw)
+                same = val == (int(round(raw)) if ctl.kind == "logint" and isinstance(raw, float) else raw)
+                if not same:
+                    self.messages.append(
+                        f"{html.escape(name)}={html.escape(repr(raw))} is outside the valid range "
+                        f"({html.escape(ctl.range_text())}): using {html.escape(repr(val))}"
+                    )
+                if w.value != val and not (ctl.kind == "logint" and same):
+                    w.value = val
+                out[name] = val
+        finally:
+            self._busy = busy
+        return out
+
+    def set_params(self, **values: Any) -> None:
+        """Set several controls at once and redraw once (used by tests and notebooks)."""
+        self._busy = True
+        try:
+            for k, v in values.items():
+                if k not in self.widgets:
+                    raise TypeError(f"{type(self).__name__} has no control {k!r}")
+                self.widgets[k].value = v
+        finally:
+            self._busy = False
+        self.refresh()
+
+    # -- memo -----------------------------------------------------------------------
+    def memo(self, key: Hashable, fn: Callable[[], Any]) -> Any:
+        """Return ``fn()``, cached under ``key`` (an LRU of ``memo_size`` entries).
+
+        Panels that share an expensive library call (a Monte-Carlo sweep, say) compute it once.
+        """
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        value = fn()
+        self._memo[key] = value
+        while len(self._memo) > self.memo_size:
+            self._memo.popitem(last=False)
+        return value
+
+    # -- subclass interface ------------------------------------------------------------
+    def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def reproduce(self, params: Mapping[str, Any]) -> str:
+        return ""
+
+    # -- refresh -------------------------------------------------------------------------
+    def _make_handler(self, name: str):
+        def handler(change):
+            if not self._busy:
+                self.refresh(changed=name)
+
+        return handler
+
+    def refresh(self, changed: str | None = None) -> None:
+        """Recompute and redraw the panels that depend on ``changed`` (all panels if None)."""
+        params = self.params()
+        todo = [p for p in self.panels if changed is None or p.depends_on is None or changed in p.depends_on]
+        self._status.value = self._status_html("Computing " + ", ".join(p.title for p in todo) + " …", busy=True)
+        total = time.perf_counter()
+        for p in todo:
+            t0 = time.perf_counter()
+            self.errors.pop(p.name, None)
+            try:
+                fig = self.figure(p.name, params)
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                self.errors[p.name] = f"{p.title}: {exc}"
+                fig = message_figure(p.title, "Cannot draw this panel for these settings (see the message above).")
+            except Exception as exc:  # an internal error: say so in the page, never a silent failure
+                self.errors[p.name] = (
+                    f"{p.title}: internal error {type(exc).__name__}: {exc} — please report it with the "
+                    f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
+                )
+                fig = message_figure(p.title, "Internal error (see the message above).")
+            self.timings[p.name] = time.perf_counter() - t0
+            self.figures[p.name] = fig
+            self._show(p.name, fig)
+        elapsed = time.perf_counter() - total
+        self._message_box.value = self._messages_html()
+        self._snippet.value = self._snippet_html(params)
+        detail = ", ".join(f"{p.title} {self.timings[p.name]:.2f} s" for p in todo)
+        self._status.value = self._status_html(f"Updated in {elapsed:.2f} s ({detail}). Seed and settings "
+                                               "are in 'Reproduce in code' below.")
+        self.messages = []
+
+    def _show(self, name: str, fig: go.Figure) -> None:
+        if not self._render:
+            return
+        out = self._outputs[name]
+        out.clear_output(wait=True)
+        with out:
+            fig.show(renderer="plotly_mimetype", config={"displaylogo": False, "responsive": True})
+
+    # -- html pieces ---------------------------------------------------------------------
+    @staticmethod
+    def _status_html(text: str, busy: bool = False) -> str:
+        color = "#1f618d" if busy else "#555"
+        return f"<span style='color:{color};font-size:0.9em'>{html.escape(text)}</span>"
+
+    def _messages_html(self) -> str:
+        parts = [f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> {html.escape(e)}</div>"
+                 for e in self.errors.values()]
+        parts += [f"<div class='dpx-note' style='{_NOTE_STYLE}'>{m}</div>" for m in self.messages]
+        return "".join(parts)
+
+    def _snippet_html(self, params: Mapping[str, Any]) -> str:
+        code = self.reproduce(params)
+        query = "&".join(f"{k}={v}" for k, v in params.items() if self._controls[k].kind != "text")
+        head = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
+                f"# deep link to this view: append ?{query} to this page's URL\n")
+        return ("<pre style='white-space:pre-wrap;font-size:0.85em;background:#f7f7f7;padding:8px'>"
+                + html.escape(head + code) + "</pre>")
+
+    def _footer_html(self) -> str:
+        ref = f"<div><b>Paper.</b> {self.paper}</div>" if self.paper else ""
+        return (
+            "<hr style='margin-top:1.5em'><div style='font-size:0.85em;line-height:1.4;color:#444;max-width:60em'>"
+            f"{ref}<div><b>Reading the plots.</b> Solid lines with shaded bands are measured (mean and 95% "
+            "confidence band over the trials); theory curves say in brackets whether they are "
+            "<i>exact</i>, a <i>bound</i> with explicit constants, a <i>rate</i> drawn with a stated constant, "
+            "or an <i>approximation</i>. No theory curve is fitted to the data it is compared with.</div>"
+            f"<div style='margin-top:0.4em'><b>Teaching tool.</b> {PRNG_FOOTER}</div>"
+            f"<div style='margin-top:0.4em'>dpexplore {dpexplore.__version__} · "
+            "<a href='00_index.ipynb' style='color:#0072B2;text-decoration:underline'>all dashboards</a></div></div>"
+        )

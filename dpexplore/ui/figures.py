@@ -1,0 +1,166 @@
+"""Pure plotly figure builders (data in, ``go.Figure`` out): testable without a kernel.
+
+Conventions every dashboard follows:
+
+* measured Monte-Carlo results are a solid line with markers plus a shaded confidence band,
+  named ``"<mechanism> (measured, mean ± 95% CI, T trials)"``;
+* theory is dashed/dotted and its name says what it is: ``[exact]``, ``[bound]`` (explicit
+  constants), ``[rate, constant c]`` (an Õ-rate drawn with a stated constant — never fitted to
+  the data it is compared with) or ``[approximation]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = [
+    "COLORS",
+    "THEORY_KINDS",
+    "color_for",
+    "base_figure",
+    "add_measured",
+    "add_theory",
+    "add_note",
+    "message_figure",
+]
+
+# Okabe–Ito palette: distinguishable for colour-blind readers.
+COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+THEORY_KINDS = {
+    "exact": ("solid", "exact"),
+    "bound": ("dash", "bound"),
+    "rate": ("dot", "rate"),
+    "approximation": ("dashdot", "approximation"),
+}
+
+
+def color_for(index: int) -> str:
+    """The ``index``-th colour of the palette (cycles)."""
+    return COLORS[index % len(COLORS)]
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def base_figure(
+    title: str,
+    x_title: str,
+    y_title: str,
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+    height: int = 400,
+    width: int | None = None,
+) -> go.Figure:
+    """An empty figure with the house layout (white template, legend below, axis titles)."""
+    fig = go.Figure()
+    fig.update_layout(
+        title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 15}},
+        template="plotly_white",
+        height=height,
+        width=width,
+        margin={"l": 60, "r": 20, "t": 50, "b": 40},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "font": {"size": 11}},
+        hovermode="closest",
+    )
+    fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear", showline=True, linecolor="#888",
+                     exponentformat="power" if log_x else "B")
+    fig.update_yaxes(title_text=y_title, type="log" if log_y else "linear", showline=True, linecolor="#888",
+                     exponentformat="power" if log_y else "B")
+    return fig
+
+
+def add_measured(
+    fig: go.Figure,
+    x: Sequence[float],
+    mean: Sequence[float],
+    lower: Sequence[float] | None = None,
+    upper: Sequence[float] | None = None,
+    *,
+    name: str,
+    color: str,
+    trials: int | None = None,
+    row: int | None = None,
+    col: int | None = None,
+    showlegend: bool = True,
+) -> go.Figure:
+    """Add a measured curve: mean with markers, and (if given) its confidence band shaded."""
+    x = np.asarray(x, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    label = f"{name} (measured" + (f", mean ± 95% CI over {trials} trials)" if trials else ")")
+    kw = {} if row is None else {"row": row, "col": col}
+    if lower is not None and upper is not None:
+        lo = np.asarray(lower, dtype=float)
+        hi = np.asarray(upper, dtype=float)
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        if fig.layout.yaxis.type == "log":
+            ok &= (lo > 0) & (hi > 0)
+        if ok.any():
+            xs = np.concatenate([x[ok], x[ok][::-1]])
+            ys = np.concatenate([hi[ok], lo[ok][::-1]])
+            fig.add_trace(
+                go.Scatter(x=xs, y=ys, fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
+                           hoverinfo="skip", showlegend=False, legendgroup=name, name=f"{name} band"),
+                **kw,
+            )
+    fig.add_trace(
+        go.Scatter(x=x, y=mean, mode="lines+markers", name=label, legendgroup=name, showlegend=showlegend,
+                   line={"color": color, "width": 2}, marker={"size": 6, "color": color}),
+        **kw,
+    )
+    return fig
+
+
+def add_theory(
+    fig: go.Figure,
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    name: str,
+    kind: str,
+    color: str,
+    note: str = "",
+    row: int | None = None,
+    col: int | None = None,
+    showlegend: bool = True,
+) -> go.Figure:
+    """Add a theory curve whose legend says whether it is exact, a bound, a rate or an approximation.
+
+    ``note`` is appended (e.g. ``"constant 1, anchored nowhere"`` or ``"Thm 1.1"``). NaN values (a
+    theorem whose conditions fail there) leave gaps rather than misleading lines.
+    """
+    if kind not in THEORY_KINDS:
+        raise ValueError(f"kind must be one of {list(THEORY_KINDS)}; got {kind!r}")
+    dash, word = THEORY_KINDS[kind]
+    label = f"{name} [{word}{', ' + note if note else ''}]"
+    kw = {} if row is None else {"row": row, "col": col}
+    fig.add_trace(
+        go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=label,
+                   showlegend=showlegend, line={"color": color, "width": 2, "dash": dash}, connectgaps=False),
+        **kw,
+    )
+    return fig
+
+
+def add_note(fig: go.Figure, text: str, *, y: float = 1.0) -> go.Figure:
+    """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing)."""
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left", yanchor="top",
+                       showarrow=False, font={"size": 11, "color": "#555"}, align="left",
+                       bgcolor="rgba(255,255,255,0.8)")
+    return fig
+
+
+def message_figure(title: str, message: str, *, height: int = 300) -> go.Figure:
+    """A figure that only says something (used when a panel cannot be drawn for these settings)."""
+    fig = base_figure(title, "", "", height=height)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    fig.add_annotation(text=message, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
+                       font={"size": 13, "color": "#444"})
+    return fig

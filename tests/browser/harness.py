@@ -1,0 +1,229 @@
+"""Render notebooks in Voila and drive them in headless Chromium (Playwright + Debian's chromium).
+
+Self-contained (a user's clone has nothing else): a :class:`VoilaServer` serves ``notebooks/`` in
+tree mode on a free loopback port; :func:`check_page` opens one notebook, waits until Voila has run
+it and every widget and plotly figure is drawn, optionally moves the first slider and waits for a
+plot to change, and reports what went wrong — cell errors, tracebacks, widget render failures,
+the dashboard's own error box, uncaught JavaScript errors, and ``error`` messages that the kernel
+sends over the websocket (how an exception inside a widget callback arrives; Voila shows none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHROMIUM = os.environ.get("DPEXPLORE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+JS_RENDERED = """() => { const el = document.getElementById('rendered_cells');
+  return !!el && el.style.display !== 'none' && !document.getElementById('loading'); }"""
+
+JS_PROGRESS = """() => {
+  let want = 0;
+  for (const s of document.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]')) {
+    try { const d = JSON.parse(s.textContent).data || {};
+      if ('application/vnd.jupyter.widget-view+json' in d) want++; } catch (e) {}
+  }
+  const r = document.getElementById('rendered_cells') || document.body;
+  const roots = Array.from(r.querySelectorAll('.jupyter-widgets'))
+      .filter(e => !(e.parentElement && e.parentElement.closest('.jupyter-widgets'))).length;
+  const plots = Array.from(r.querySelectorAll('.js-plotly-plot'));
+  const sig = Array.from(r.querySelectorAll('.jupyter-widgets, .js-plotly-plot, svg.main-svg'))
+      .map(e => { const b = e.getBoundingClientRect(); return Math.round(b.width) + 'x' + Math.round(b.height); })
+      .join('|') + '|' + r.innerText.length;
+  return {want, roots, plots: plots.length, drawn: plots.filter(p => p.querySelector('.main-svg')).length, sig};
+}"""
+
+JS_PLOT_SIG = """() => {
+  const parts = [];
+  for (const p of document.querySelectorAll('.js-plotly-plot path')) parts.push(p.getAttribute('d') || '');
+  for (const t of document.querySelectorAll('.js-plotly-plot text')) parts.push(t.textContent || '');
+  return parts.join('\\u0001');
+}"""
+
+JS_ERRORS = """() => {
+  const r = document.getElementById('rendered_cells') || document.body;
+  const errors = [];
+  const txt = (el) => (el.innerText || '').trim().slice(0, 1500);
+  for (const el of r.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')) {
+    const t = txt(el); if (t) errors.push('stderr/cell error: ' + t); }
+  for (const el of r.querySelectorAll('.jp-OutputArea-output')) {
+    const t = txt(el);
+    if (/Error displaying widget|There was an error when executing cell/.test(t)) errors.push('cell output: ' + t); }
+  const broken = r.querySelectorAll('.jupyter-widgets-error-widget');
+  if (broken.length) errors.push(broken.length + ' widget(s) failed to render');
+  if (r.querySelector('.jupyter-widgets-disconnected')) errors.push('a widget is disconnected from its kernel');
+  for (const el of r.querySelectorAll('.dpx-error')) errors.push('dashboard error box: ' + txt(el));
+  const all = r.innerText || '';
+  if (/Traceback \\(most recent call last\\)/.test(all)) errors.push('traceback text on the page');
+  return errors;
+}"""
+
+SLIDER = ".widget-slider .noUi-handle, .widget-hslider .noUi-handle"
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class VoilaServer:
+    """Voila on ``root`` (tree mode) at 127.0.0.1:<free port>; a context manager."""
+
+    def __init__(self, root: Path, cwd: Path, extra_args: list[str] | None = None, env: dict | None = None):
+        self.root, self.cwd = Path(root), Path(cwd)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.extra_args = extra_args or []
+        self.env = env
+        self.log_path = Path(tempfile.mkstemp(prefix="voila-", suffix=".log")[1])
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> VoilaServer:
+        exe = Path(sys.executable).with_name("voila")
+        cmd = [str(exe) if exe.exists() else "voila", str(self.root), "--no-browser", "--Voila.ip=127.0.0.1",
+               f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
+        env = dict(os.environ if self.env is None else self.env)
+        env.pop("QUERY_STRING", None)
+        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
+                                     start_new_session=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"voila exited with {self.proc.returncode}: {self.log_path.read_text()[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("voila did not open its port within 60 s")
+
+    def __exit__(self, *exc) -> None:
+        if self.proc and self.proc.poll() is None:
+            import signal
+
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=15)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        self._log.close()
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+
+@dataclasses.dataclass
+class PageResult:
+    failures: list[str] = dataclasses.field(default_factory=list)
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    text: str = ""
+    screenshot: str = ""
+    plots: int = 0
+
+
+def launch_browser(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 120.0, settle_ms: int = 1500,
+               screenshot: str | None = None, min_plots: int = 0, actions=None) -> PageResult:
+    """Open ``url``, wait for the dashboard to settle, optionally move a slider; collect failures.
+
+    ``actions(page, result)`` runs after the page settled (for tests that type or click).
+    """
+    from playwright.sync_api import TimeoutError as PWTimeout
+
+    res = PageResult()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    kernel_errors: list[str] = []
+    js_errors: list[str] = []
+
+    def on_frame(payload):
+        data = payload if isinstance(payload, (bytes, bytearray)) else payload.encode()
+        for marker in (b'"msg_type":"error"', b'"msg_type": "error"'):
+            if marker in data:
+                i = data.find(b'"evalue"')
+                kernel_errors.append(data[i : i + 300].decode(errors="replace") if i >= 0 else "error message")
+
+    ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+        ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")) else route.abort())
+    page = ctx.new_page()
+    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
+    page.on("pageerror", lambda e: js_errors.append(str(e)))
+    try:
+        t0 = time.perf_counter()
+        resp = page.goto(url, wait_until="commit", timeout=timeout * 1000)
+        if resp is None or resp.status >= 400:
+            res.failures.append(f"HTTP {resp.status if resp else 'no response'} for {url}")
+            return res
+        deadline = t0 + timeout
+        while not page.evaluate(JS_RENDERED):
+            if time.perf_counter() > deadline:
+                res.failures.append(f"Voila did not finish executing the notebook within {timeout:.0f} s")
+                return res
+            page.wait_for_timeout(100)
+        res.timings["executed_s"] = time.perf_counter() - t0
+        last, since = None, time.perf_counter()
+        while time.perf_counter() < deadline:
+            prog = page.evaluate(JS_PROGRESS)
+            ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"]
+            key = (prog["sig"], ready)
+            now = time.perf_counter()
+            if key != last:
+                last, since = key, now
+            elif ready and (now - since) * 1000 >= settle_ms:
+                break
+            page.wait_for_timeout(100)
+        else:
+            res.failures.append(f"widgets/plots did not settle within {timeout:.0f} s")
+        res.timings["settled_s"] = since - t0
+        res.plots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot .main-svg').length")
+        if res.plots < min_plots:
+            res.failures.append(f"expected at least {min_plots} plotly plot(s), found {res.plots}")
+        if move_slider and not res.failures:
+            handle = page.locator(SLIDER).first
+            if page.locator(SLIDER).count() == 0:
+                res.failures.append("no slider on the page")
+            else:
+                before = page.evaluate(JS_PLOT_SIG)
+                handle.focus()
+                t_key = time.perf_counter()
+                page.keyboard.press("ArrowRight")
+                try:
+                    page.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before, timeout=60_000,
+                                           polling=50)
+                    res.timings["slider_to_plot_s"] = time.perf_counter() - t_key
+                except PWTimeout:
+                    res.failures.append("moving the first slider changed no plot within 60 s")
+                page.wait_for_timeout(settle_ms)
+        if actions is not None and not res.failures:
+            actions(page, res)
+        res.failures.extend(page.evaluate(JS_ERRORS))
+        res.failures.extend(f"kernel error message: {e}" for e in kernel_errors)
+        res.failures.extend(f"JavaScript error: {e}" for e in js_errors)
+        res.text = page.evaluate("() => document.body.innerText")
+        if screenshot:
+            page.screenshot(path=screenshot, full_page=True)
+            res.screenshot = screenshot
+    finally:
+        ctx.close()
+    return res

@@ -1,0 +1,20 @@
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def pytest_collection_modifyitems(config, items):
+    # Doctests and unit tests first, then notebooks, then the browser: failures show up early.
+    order = {"notebook": 1, "browser": 2}
+
+    def rank(item):
+        return max((order[m.name] for m in item.iter_markers() if m.name in order), default=0)
+
+    items.sort(key=rank)
+
+
+@pytest.fixture(scope="session")
+def repo_root():
+    return ROOT

@@ -1,0 +1,82 @@
+"""Repository-level promises: import hygiene, configuration files, README commands, lint."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_dpexplore_pulls_in_no_ui_package():
+    code = (
+        "import sys, dpexplore, dpexplore.core\n"
+        "import importlib, pkgutil\n"
+        "for m in pkgutil.iter_modules(dpexplore.__path__):\n"
+        "    if m.name not in ('ui', 'serve'):\n"
+        "        importlib.import_module('dpexplore.' + m.name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'plotly', 'voila'))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_voila_settings_are_the_same_for_cli_and_binder():
+    cli = json.loads((ROOT / "voila.json").read_text())
+    server = json.loads((ROOT / "jupyter_config.json").read_text())
+    for section in ("VoilaConfiguration", "VoilaExecutor", "MappingKernelManager"):
+        assert cli[section] == server[section]
+    assert server["VoilaConfiguration"]["show_tracebacks"] is False
+    assert server["VoilaExecutor"]["timeout"] > 0
+    assert server["MappingKernelManager"]["cull_idle_timeout"] > 0
+
+
+def test_binder_requirements_match_root():
+    root = [line for line in (ROOT / "requirements.txt").read_text().splitlines() if line and line != "-e ."]
+    binder = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    assert [x for x in binder if x] == root
+    assert "pip install --no-deps -e ." in (ROOT / "binder" / "postBuild").read_text()
+
+
+def test_requirements_cover_the_chosen_packages():
+    req = (ROOT / "requirements.txt").read_text()
+    for pkg in ("numpy", "scipy", "networkx", "ipywidgets>=8", "plotly>=6", "anywidget", "voila>=0.5", "jupyterlab>=4"):
+        assert re.search(rf"^{re.escape(pkg)}", req, re.M), pkg
+
+
+def test_readme_has_exactly_two_commands_and_the_warning():
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"<!-- (\w+)-command -->\n```bash\n(.+?)\n```", text)
+    assert [name for name, _ in blocks] == ["dashboard", "test"]
+    assert "not cryptographically secure" in text
+    assert "urlpath=voila/render/notebooks/00_index.ipynb" in text
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "test-command" in ci  # CI runs the README's command, extracted from the README itself
+
+
+def test_serve_launcher_binds_loopback_by_default():
+    from dpexplore.serve import voila_command
+
+    cmd = voila_command(ROOT / "notebooks", "127.0.0.1", 8866)
+    assert "--Voila.ip=127.0.0.1" in cmd and "--Voila.port_retries=0" in cmd and "--no-browser" in cmd
+
+
+def test_gallery_links_point_to_existing_notebooks():
+    nb = json.loads((ROOT / "notebooks" / "00_index.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", text)
+    for link in links:
+        assert (ROOT / "notebooks" / link).is_file(), link
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists(),
+                    reason="ruff is not installed (pip install -e '.[test]')")
+def test_ruff_clean():
+    exe = Path(sys.executable).parent / "ruff"
+    out = subprocess.run([str(exe) if exe.exists() else "ruff", "check", str(ROOT)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -1,0 +1,124 @@
+"""The dashboard kit, exercised without a kernel through a small dashboard defined here."""
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpexplore.core import randomized_response
+from dpexplore.core.validation import check_int
+from dpexplore.ui import Control, Dashboard, Panel
+from dpexplore.ui import figures as F
+
+
+class ToyDashboard(Dashboard):
+    title = "Toy"
+    paper = "Nobody (2026)"
+    controls = [
+        Control("epsilon", "ε", "log", 1.0, 0.01, 10.0),
+        Control("n", "n", "int", 100, 10, 1000),
+        Control("k", "k", "int", 2, 1, 50),
+        Control("mode", "mode", "choice", "a", options=("a", "b")),
+        Control("seed", "seed", "int", 0, 0, 999),
+    ]
+    panels = [Panel("main", "Main"), Panel("side", "Side", depends_on=("mode",))]
+
+    def __init__(self, **kw):
+        self.calls = {"main": 0, "side": 0}
+        super().__init__(**kw)
+
+    def figure(self, panel, p):
+        self.calls[panel] += 1
+        check_int(p["k"], "k", high=p["n"] // 10)  # a cross-control constraint, as a library would raise
+        if panel == "main":
+            bits = randomized_response(np.zeros(p["n"], dtype=int), p["epsilon"], rng=p["seed"]).bits
+            fig = F.base_figure("flips", "i", "bit")
+            fig.add_trace(go.Scatter(y=bits))
+            return fig
+        if p["mode"] == "b":
+            raise RuntimeError("boom")
+        return F.message_figure("side", "ok")
+
+    def reproduce(self, p):
+        return f"randomized_response(np.zeros({p['n']}), {p['epsilon']}, rng={p['seed']})"
+
+
+def test_builds_with_defaults_and_draws_every_panel():
+    d = ToyDashboard(query_string="")
+    assert set(d.figures) == {"main", "side"} and not d.errors
+    assert d.calls == {"main": 1, "side": 1}
+    assert "rng=0" in d._snippet.value and "not cryptographically secure" in d.children[-1].value
+
+
+def test_url_parameters_and_bad_ones():
+    d = ToyDashboard(query_string="epsilon=0.5&n=200&mode=b&foo=1&k=abc")
+    assert d.widgets["epsilon"].value == pytest.approx(0.5)
+    assert d.widgets["n"].value == 200
+    assert d.widgets["k"].value == 2  # invalid URL value: default kept
+    assert d.widgets["mode"].value == "b"
+    html = d._message_box.value
+    assert "URL parameter k=&#x27;abc&#x27; ignored: k must be an integer in [1, 50]" in html
+    assert "URL parameter foo ignored" in html
+    assert "internal error RuntimeError: boom" in d.errors["side"]
+
+
+def test_library_error_shown_controls_kept_and_recovery():
+    d = ToyDashboard(query_string="")
+    d.widgets["k"].value = 30  # k > n // 10 = 10: the library raises ValueError
+    assert "k must be an integer <= 10; got 30" in d.errors["main"]
+    assert "k must be an integer &lt;= 10; got 30" in d._message_box.value
+    assert d.widgets["n"].value == 100 and d.widgets["k"].value == 30  # nothing was reset
+    d.widgets["n"].value = 500  # now valid: recomputes and the error is gone
+    assert "main" not in d.errors and "Error" not in d._message_box.value
+
+
+def test_only_dependent_panels_recompute():
+    d = ToyDashboard(query_string="")
+    d.widgets["epsilon"].value = 2.0
+    assert d.calls == {"main": 2, "side": 1}
+    d.widgets["mode"].value = "b"
+    assert d.calls == {"main": 3, "side": 2}
+
+
+def test_server_side_clamp_of_client_values():
+    d = ToyDashboard(query_string="")
+    w = d.widgets["n"]
+    w.max = 10**9  # a hostile client widens the range and sends a huge value
+    w.value = 10**9
+    assert w.value == 1000 and w.max == 1000
+    assert "n=1000000000 is outside the valid range (an integer in [10, 1000]): using 1000" in d._message_box.value
+    lw = d.widgets["epsilon"]
+    lw.max = 9
+    lw.value = 1e9
+    assert d.params()["epsilon"] == 10.0
+
+
+def test_overrides_validated():
+    assert ToyDashboard(n=500).widgets["n"].value == 500
+    with pytest.raises(ValueError, match=r"^n must be an integer in \[10, 1000\]; got 5000$"):
+        ToyDashboard(n=5000)
+    with pytest.raises(TypeError, match=r"has no control 'zzz'"):
+        ToyDashboard(zzz=1)
+
+
+def test_control_parse_and_clamp():
+    c = Control("n", "n", "logint", 1000, 100, 10**6)
+    assert c.parse("2000") == 2000 and c.clamp(5e7) == 10**6 and c.clamp("x") == 1000
+    with pytest.raises(ValueError, match=r"n must be an integer in \[100, 1000000\]"):
+        c.parse("1e9")
+    b = Control("flag", "flag", "bool", True)
+    assert b.parse("false") is False
+    with pytest.raises(ValueError, match=r"default .* outside its range"):
+        Control("x", "x", "float", 5.0, 0.0, 1.0)
+    t = Control("text", "text", "text", "", max_length=5)
+    assert t.clamp("abcdefgh") == "abcde" and t.clamp(3) == ""
+
+
+def test_figure_helpers_label_theory_kinds():
+    fig = F.base_figure("t", "x", "y", log_y=True)
+    F.add_measured(fig, [1, 2], [0.1, 0.2], [0.05, 0.1], [0.2, 0.3], name="shuffle", color=F.color_for(0), trials=5)
+    F.add_theory(fig, [1, 2], [0.3, np.nan], name="Davis–Kahan", kind="bound", color=F.color_for(1))
+    names = [t.name for t in fig.data]
+    assert "shuffle (measured, mean ± 95% CI over 5 trials)" in names
+    assert "Davis–Kahan [bound]" in names
+    with pytest.raises(ValueError, match=r"kind must be one of"):
+        F.add_theory(fig, [1], [1], name="x", kind="fitted", color="#000")
