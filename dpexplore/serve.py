@@ -2,8 +2,9 @@
 
 Starts ``voila`` on the ``notebooks/`` folder (tree mode, so the gallery's links to each paper's
 dashboard work), bound to 127.0.0.1 unless ``--host`` says otherwise, on a fixed port that never
-silently moves (``port_retries=0``), with the settings of ``voila.json`` in the repository root
-(tracebacks hidden, execution timeout, idle-kernel culling), and opens the gallery in a browser.
+silently moves (``port_retries=0``), from the repository root so that Voila reads the repository's
+``voila.json`` (tracebacks hidden, execution timeout, idle-kernel culling, a kernel cap and the
+websocket fix of :mod:`dpexplore.hosting`), and opens the gallery in a browser.
 
 This module uses only the standard library: ``import dpexplore`` does not import Voila.
 """
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
     try:
-        return subprocess.call(voila_command(nb, a.host, a.port))
+        # run from the repository root so Voila reads its voila.json (settings + hardening)
+        return subprocess.call(voila_command(nb.resolve(), a.host, a.port), cwd=nb.resolve().parent)
     except KeyboardInterrupt:
         return 0
 

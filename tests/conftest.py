@@ -7,7 +7,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def pytest_collection_modifyitems(config, items):
     # Doctests and unit tests first, then notebooks, then the browser: failures show up early.
-    order = {"notebook": 1, "browser": 2}
+    order = {"notebook": 1, "server": 2, "browser": 3}
 
     def rank(item):
         return max((order[m.name] for m in item.iter_markers() if m.name in order), default=0)

@@ -64,7 +64,7 @@ def test_notebook_renders_and_responds(path, server, browser):
 @pytest.fixture(scope="module")
 def fixture_server():
     _require_browser()
-    with VoilaServer(Path(__file__).parent / "fixtures", cwd=ROOT) as srv:
+    with VoilaServer(ROOT / "tests" / "fixtures", cwd=ROOT) as srv:
         yield srv
 
 
