@@ -249,3 +249,22 @@ def test_client_cannot_push_a_control_outside_its_range(hardened):
 
     final = asyncio.run(run())
     assert final.get("value") == 10 and final.get("max") == 10, final
+
+
+def test_load_tool_smoke():
+    """The load test (benchmarks/load_test.py) runs end to end on two sessions, and idle kernels
+    are culled after the sessions end (the full run with N = 10, 20, ... is a benchmark)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import load_test
+
+    from tests.browser.harness import chromium_available
+
+    if not chromium_available():
+        if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
+            pytest.fail("browser required (DPEXPLORE_REQUIRE_BROWSER=1) but no Chromium")
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    code = load_test.main(["--sessions", "2", "--notebook", "kit_demo.ipynb", "--notebooks-dir", str(FIXTURES),
+                           "--moves", "2", "--cull", "6", "--timeout", "240"])
+    assert code == 0

@@ -1,0 +1,180 @@
+"""Load test: N simultaneous dashboard sessions against one Voila server on loopback.
+
+Each session (a headless-Chromium page) opens a dashboard, waits until its plots are drawn, then
+moves the first slider ``--moves`` times, timing key press -> plot changed. The script reports
+page-ready times, slider-to-plot latency percentiles, kernel memory, errors, and whether every
+kernel is gone after the sessions end (the server runs with a short idle-cull time for this).
+
+Bounded and local by construction: the server binds 127.0.0.1, every non-loopback request is
+aborted, each session has a deadline, and the whole run stops by itself.
+
+    .venv/bin/python benchmarks/load_test.py --sessions 10 20 --notebook 01_spectral_clustering.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.browser.harness import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JS_PLOT_SIG,
+    JS_PROGRESS,
+    JS_RENDERED,
+    SLIDER,
+    VoilaServer,  # noqa: E402
+)
+
+LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+
+
+def _kernels(server: VoilaServer) -> list[psutil.Process]:
+    try:
+        kids = psutil.Process(server.proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    return [k for k in kids if "ipykernel" in " ".join(k.cmdline())]
+
+
+async def session(browser, url: str, moves: int, deadline: float, out: dict) -> None:
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 900})
+    await ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(LOCAL) else r.abort())
+    page = await ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        t0 = time.perf_counter()
+        await page.goto(url, wait_until="commit", timeout=(deadline - time.time()) * 1000)
+        while not await page.evaluate(JS_RENDERED):
+            if time.time() > deadline:
+                raise TimeoutError("notebook did not execute")
+            await asyncio.sleep(0.1)
+        stable = None
+        while True:
+            prog = await page.evaluate(JS_PROGRESS)
+            if prog["roots"] >= prog["want"] and prog["plots"] and prog["drawn"] == prog["plots"]:
+                if stable is None:
+                    stable = time.perf_counter()
+                elif time.perf_counter() - stable > 0.5:
+                    break
+            else:
+                stable = None
+            if time.time() > deadline:
+                raise TimeoutError("plots did not render")
+            await asyncio.sleep(0.1)
+        out["ready_s"] = stable - t0
+        lat = []
+        handle = page.locator(SLIDER).first
+        for i in range(moves):
+            before = await page.evaluate(JS_PLOT_SIG)
+            await handle.focus()
+            t_key = time.perf_counter()
+            await page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            await page.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before,
+                                         timeout=max(1000, (deadline - time.time()) * 1000), polling=50)
+            lat.append(time.perf_counter() - t_key)
+            await asyncio.sleep(0.3)
+        out["latencies"] = lat
+        err_boxes = await page.locator(".dpx-error").count()
+        if err_boxes:
+            errors.append(f"{err_boxes} dashboard error box(es)")
+    except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+    finally:
+        out["errors"] = errors
+        await ctx.close()
+
+
+async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, timeout: float) -> dict:
+    from playwright.async_api import async_playwright
+
+    url = f"{server.url}/voila/render/{notebook}"
+    results = [dict() for _ in range(n)]
+    peak_rss, peak_kernels = 0.0, 0
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        deadline = time.time() + timeout
+        tasks = [asyncio.ensure_future(session(browser, url, moves, deadline, results[i])) for i in range(n)]
+        while not all(t.done() for t in tasks):
+            ks = _kernels(server)
+            peak_kernels = max(peak_kernels, len(ks))
+            rss = 0.0
+            for k in ks:
+                try:
+                    rss += k.memory_info().rss
+                except psutil.NoSuchProcess:
+                    pass
+            peak_rss = max(peak_rss, rss / 2**20)
+            await asyncio.sleep(0.5)
+        await browser.close()
+    lat = [x for r in results for x in r.get("latencies", [])]
+    ready = [r["ready_s"] for r in results if "ready_s" in r]
+    errors = [e for r in results for e in r.get("errors", [])]
+
+    def pct(xs, q):
+        if len(xs) >= 2:
+            return round(statistics.quantiles(xs, n=100, method="inclusive")[q - 1], 3)
+        return round(xs[0], 3) if xs else None
+
+    return {
+        "sessions": n,
+        "ready_median_s": round(statistics.median(ready), 2) if ready else None,
+        "ready_max_s": round(max(ready), 2) if ready else None,
+        "slider_p50_s": pct(lat, 50),
+        "slider_p90_s": pct(lat, 90),
+        "slider_max_s": round(max(lat), 3) if lat else None,
+        "moves_measured": len(lat),
+        "errors": len(errors),
+        "error_examples": errors[:3],
+        "peak_kernels": peak_kernels,
+        "kernel_rss_total_mb": round(peak_rss),
+        "kernel_rss_per_kernel_mb": round(peak_rss / peak_kernels) if peak_kernels else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[2], help="session counts to try, in order")
+    ap.add_argument("--notebook", default="01_spectral_clustering.ipynb")
+    ap.add_argument("--notebooks-dir", default=str(ROOT / "notebooks"))
+    ap.add_argument("--moves", type=int, default=4, help="slider moves per session")
+    ap.add_argument("--timeout", type=float, default=300, help="deadline per level (s)")
+    ap.add_argument("--cull", type=int, default=20, help="idle-kernel cull time for this run (s)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    rows = []
+    extra = [f"--MappingKernelManager.cull_idle_timeout={a.cull}", "--MappingKernelManager.cull_interval=5",
+             f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}"]
+    with VoilaServer(Path(a.notebooks_dir), cwd=ROOT, extra_args=extra) as server:
+        for n in a.sessions:
+            row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout))
+            t_end = time.time() + a.cull + 30
+            while _kernels(server) and time.time() < t_end:
+                time.sleep(1)
+            row["kernels_left_after"] = len(_kernels(server))
+            rows.append(row)
+            print(json.dumps(row) if a.json else row, flush=True)
+            if row["slider_p50_s"] is None or row["slider_p50_s"] > 5 or row["errors"] > n:
+                break  # far past usable: stop rather than pile on
+    if not a.json:
+        cols = ["sessions", "ready_median_s", "ready_max_s", "slider_p50_s", "slider_p90_s", "slider_max_s",
+                "errors", "peak_kernels", "kernel_rss_per_kernel_mb", "kernels_left_after"]
+        print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+        for r in rows:
+            print("| " + " | ".join(str(r.get(c)) for c in cols) + " |")
+    ok = all(r["errors"] == 0 and r["kernels_left_after"] == 0 for r in rows)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
