@@ -1,6 +1,11 @@
 import os
 
-import pytest
+# One BLAS thread in this process and in every kernel the tests start (nbclient, Voila): on a
+# 2-core machine several multi-threaded BLAS users oversubscribe the cores badly.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

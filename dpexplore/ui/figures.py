@@ -105,7 +105,7 @@ def add_measured(
             xs = np.concatenate([x[ok], x[ok][::-1]])
             ys = np.concatenate([hi[ok], lo[ok][::-1]])
             fig.add_trace(
-                go.Scatter(x=xs, y=ys, fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
+                go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
                            hoverinfo="skip", showlegend=False, legendgroup=name, name=f"{name} band"),
                 **kw,
             )

@@ -222,6 +222,10 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         res.failures.extend(f"JavaScript error: {e}" for e in js_errors)
         res.text = page.evaluate("() => document.body.innerText")
         if screenshot:
+            # Voila's template scrolls inside the page: grow the viewport to capture everything
+            height = page.evaluate("() => document.documentElement.scrollHeight + 2000")
+            page.set_viewport_size({"width": 1280, "height": min(int(height), 12000)})
+            page.wait_for_timeout(500)
             page.screenshot(path=screenshot, full_page=True)
             res.screenshot = screenshot
     finally:
