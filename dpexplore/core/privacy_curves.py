@@ -62,7 +62,13 @@ def hockey_stick(p, q, epsilon: float) -> float:
     eps = check_real(epsilon, "epsilon", low=0.0, allow_inf=True)
     if math.isinf(eps):
         return float(pa[qa == 0].sum())
-    return float(np.maximum(pa - math.exp(eps) * qa, 0.0).sum()) if eps < 700 else float(pa[qa == 0].sum())
+    # in log space, so that e^ε never overflows: the positive terms are where log p − log q > ε,
+    # and there e^ε q = exp(ε + log q) < p.
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(pa), np.log(qa)
+    with np.errstate(invalid="ignore"):  # -inf - -inf where p = q = 0: not a positive term
+        pos = (pa > 0) & ((lp - lq) > eps)
+    return float(np.sum(pa[pos] - np.exp(eps + lq[pos])))
 
 
 def exact_epsilon(p, q, delta: float = 0.0) -> float:

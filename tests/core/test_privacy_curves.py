@@ -36,3 +36,10 @@ def test_bad_inputs():
         hockey_stick([1.0, 0.0], [0.5, 0.6], 0.0)
     with pytest.raises(ValueError, match=r"^epsilon must be a number >= 0; got -1"):
         hockey_stick([1.0], [1.0], -1)
+
+
+def test_hockey_stick_huge_epsilon_in_log_space():
+    # q tiny but non-zero: at ε = 720 the term p − e^ε q is still positive (e^720 · 1e-320 ≈ 3e-8)
+    p, q = [0.5, 0.5], [1.0 - 1e-320, 1e-320]
+    assert hockey_stick(p, q, 720.0) == pytest.approx(0.5 - math.exp(720.0 + math.log(1e-320)), rel=1e-6)
+    assert hockey_stick(p, q, 800.0) == 0.0
