@@ -5,7 +5,8 @@
 :mod:`dpexplore.ui.figures`. One module per paper holds that paper's dashboard class.
 """
 
+from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .dashboard import PRNG_FOOTER, Dashboard, Panel
 
-__all__ = ["PRNG_FOOTER", "Control", "Dashboard", "Panel"]
+__all__ = ["PRNG_FOOTER", "AuditPanel", "AuditReport", "Control", "Dashboard", "Panel"]

@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 
 import dpexplore
 
+from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import message_figure
 
@@ -94,6 +95,10 @@ class Dashboard(widgets.VBox):
     panels: ClassVar[list[Panel]] = []
     #: how many computed results :meth:`memo` keeps per dashboard
     memo_size: ClassVar[int] = 64
+    #: Audit panel (shown when a subclass implements :meth:`audit_report`): what is audited, and
+    #: the run-count slider's (default, maximum)
+    audit_description: ClassVar[str] = ""
+    audit_runs: ClassVar[tuple[int, int]] = (2000, 20000)
 
     def __init__(self, *, query_string: str | None = None, render: bool | None = None, **overrides: Any) -> None:
         """Build the dashboard and draw every panel once.
@@ -168,7 +173,18 @@ class Dashboard(widgets.VBox):
                 head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{p.caption}</div>"
             panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name]]))
         footer = widgets.HTML(self._footer_html())
-        self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, snippet_box, footer]
+        self.audit_panel: AuditPanel | None = None
+        audit_box = []
+        if type(self).audit_report is not Dashboard.audit_report:
+            self.audit_panel = AuditPanel(
+                lambda broken, runs, seed, progress: self.audit_report(
+                    self.params(), broken=broken, runs=runs, rng=seed, progress=progress),
+                default_runs=self.audit_runs[0], max_runs=self.audit_runs[1],
+                description=self.audit_description, seed=lambda: int(self.params().get("seed", 0)))
+            audit_box = [widgets.VBox([widgets.HTML(
+                "<h3 style='margin:0.8em 0 0.1em 0'>Audit: is the claimed ε true?</h3>"), self.audit_panel])]
+        self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
+                         snippet_box, footer]
         self.refresh()
 
     # -- parameters ---------------------------------------------------------------------
@@ -228,6 +244,16 @@ class Dashboard(widgets.VBox):
 
     def reproduce(self, params: Mapping[str, Any]) -> str:
         return ""
+
+    def audit_report(self, params: Mapping[str, Any], *, broken: bool, runs: int, rng: int,
+                     progress: Callable[[int, int], bool]) -> AuditReport:  # pragma: no cover - optional
+        """Audit the dashboard's mechanism at the current settings (override to get an Audit panel).
+
+        Run the mechanism (or its ``broken_*`` variant when ``broken``) on a worst-case neighbouring
+        pair with :func:`dpexplore.core.audit.audit_mechanism` / ``audit_from_scores`` (passing
+        ``progress``) and/or compute the exact ε from the output laws; return an AuditReport.
+        """
+        raise NotImplementedError
 
     # -- refresh -------------------------------------------------------------------------
     def _make_handler(self, name: str):

@@ -85,6 +85,12 @@ def test_kit_shows_library_errors_in_page_and_recovers(fixture_server, browser):
         page.keyboard.press("ArrowLeft")  # k = 5: valid again
         page.wait_for_selector(".dpx-error", state="detached", timeout=30_000)
         assert page.locator(".widget-slider .widget-readout").first.inner_text() == mu_text
+        # the Audit panel: tick "broken", run, and the verdict says the claim is refuted
+        page.get_by_text("use the deliberately broken variant").click()
+        page.get_by_role("button", name="Run audit").click()
+        verdict = page.locator(".dpx-audit-verdict")
+        verdict.wait_for(timeout=60_000)
+        assert "Claim refuted" in verdict.inner_text()
 
     res = check_page(browser, f"{fixture_server.url}/voila/render/kit_demo.ipynb", move_slider=True, min_plots=1,
                      actions=drive, screenshot=str(SHOTS / "kit_demo.png"))

@@ -122,3 +122,53 @@ def test_figure_helpers_label_theory_kinds():
     assert "Davis–Kahan [bound]" in names
     with pytest.raises(ValueError, match=r"kind must be one of"):
         F.add_theory(fig, [1], [1], name="x", kind="fitted", color="#000")
+
+
+def test_audit_panel_runs_reports_and_catches_broken_variant():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+    from kit_demo import KitDemo
+
+    d = KitDemo(query_string="")
+    assert d.audit_panel is not None
+    d.audit_panel.runs.value = 40000
+    d.audit_panel.start(wait=True)
+    good = d.audit_panel.report
+    assert not good.violation and good.exact_epsilon == pytest.approx(good.claimed_epsilon)
+    assert "Consistent with the claim" in d.audit_panel.result.value
+    d.audit_panel.broken.value = True
+    d.audit_panel.start(wait=True)
+    bad = d.audit_panel.report
+    assert bad.violation and bad.epsilon_lower > bad.claimed_epsilon
+    assert "Claim refuted" in d.audit_panel.result.value
+    # server-side bound on the run count
+    d.audit_panel.runs.max = 10**9
+    d.audit_panel.runs.value = 10**9
+    d.audit_panel.start(wait=True)
+    assert d.audit_panel.runs.value == 200000
+
+
+def test_audit_panel_cancel():
+    import threading
+
+    from dpexplore.ui import AuditPanel, AuditReport
+
+    started = threading.Event()
+
+    def run(broken, runs, seed, progress):
+        done = 0
+        while progress(done, runs):
+            started.set()
+            done += 1
+            threading.Event().wait(0.001)
+        return AuditReport("m", "pair", 1.0, 0.0, runs=done, cancelled=True)
+
+    panel = AuditPanel(run, default_runs=1000, max_runs=2000, description="", seed=lambda: 0)
+    panel.start()
+    started.wait(5)
+    panel.cancel_button.click()
+    panel._thread.join(5)
+    assert panel.report.cancelled and "cancelled" in panel.result.value
+    assert not panel.run_button.disabled

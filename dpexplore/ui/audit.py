@@ -1,0 +1,179 @@
+"""The "Audit" panel: measured privacy next to claimed privacy, in every dashboard.
+
+A dashboard that defines :meth:`~dpexplore.ui.Dashboard.audit_report` gets this panel at the end:
+the claimed ε (from the mechanism's accounting function), the exact ε where it can be computed,
+the measured lower bound ε̂ with its confidence, a run-count control, a "use the broken variant"
+toggle, a progress bar and a Cancel button. Audits run in a worker thread so that the Cancel
+button (and the rest of the page) stays responsive; the worker checks a flag between chunks.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+
+__all__ = ["AuditReport", "AuditPanel"]
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """What an audit found, ready to display.
+
+    Attributes
+    ----------
+    mechanism : str
+        What was audited (e.g. "Analyze Gauss" or "BROKEN Analyze Gauss (σ halved)").
+    neighbours : str
+        The neighbouring pair (e.g. "graphs differing in edge (0, 1)").
+    claimed_epsilon : float
+        ε claimed by the accounting function (at ``delta``).
+    delta : float
+    exact_epsilon : float or None
+        The pair's exact ε at ``delta`` where the output law is computable.
+    epsilon_lower : float or None
+        The statistical lower bound ε̂ (None if only an exact audit was run).
+    confidence : float or None
+    runs : int
+    seconds : float
+    cancelled : bool
+    """
+
+    mechanism: str
+    neighbours: str
+    claimed_epsilon: float
+    delta: float
+    exact_epsilon: float | None = None
+    epsilon_lower: float | None = None
+    confidence: float | None = None
+    runs: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    @property
+    def violation(self) -> bool:
+        """True when the exact ε or the lower bound ε̂ exceeds the claim."""
+        tol = 1e-9 * max(1.0, self.claimed_epsilon)
+        exact_bad = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
+        stat_bad = (self.epsilon_lower is not None and math.isfinite(self.epsilon_lower)
+                    and self.epsilon_lower > self.claimed_epsilon)
+        return bool(exact_bad or stat_bad)
+
+    def verdict(self) -> str:
+        if self.cancelled:
+            return "Audit cancelled: no conclusion."
+        if self.violation:
+            return ("Claim refuted: the measured ε exceeds the claimed ε on this neighbouring pair — "
+                    "this mechanism is not as private as its accounting says.")
+        return ("Consistent with the claim. (An audit can refute a privacy claim, never prove it: "
+                "ε̂ is a lower bound on the true ε for this one pair.)")
+
+    def to_html(self) -> str:
+        def fmt(x: float | None) -> str:
+            if x is None:
+                return "—"
+            return "∞" if math.isinf(x) else ("n/a" if math.isnan(x) else f"{x:.3f}")
+
+        rows = [
+            ("Mechanism", html.escape(self.mechanism)),
+            ("Neighbouring inputs", html.escape(self.neighbours)),
+            ("Claimed ε (accounting)", f"{fmt(self.claimed_epsilon)} at δ = {self.delta:.2g}"),
+            ("Exact ε of this pair", fmt(self.exact_epsilon)),
+            ("Measured lower bound ε̂", fmt(self.epsilon_lower)
+             + (f" at {100 * self.confidence:.0f}% confidence" if self.confidence else "")),
+            ("Runs per input", f"{self.runs:,}" if self.runs else "—"),
+            ("Time", f"{self.seconds:.1f} s"),
+        ]
+        color = "#c0392b" if self.violation else "#1e8449"
+        table = "".join(f"<tr><td style='padding:2px 12px 2px 0;color:#555'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        return (f"<table style='font-size:0.92em'>{table}</table>"
+                f"<div class='dpx-audit-verdict' style='margin-top:4px;color:{color};font-weight:600'>"
+                f"{html.escape(self.verdict())}</div>")
+
+
+class AuditPanel(widgets.VBox):
+    """Run-count control, broken toggle, Run/Cancel, progress, and the report.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(broken: bool, runs: int, seed: int, progress) -> AuditReport``; ``progress(done, total)``
+        returns False once the user pressed Cancel.
+    default_runs, max_runs : int
+        The run-count slider's default and (server-side enforced) maximum.
+    description : str
+        One paragraph: what pair is audited and with which test.
+    seed : callable
+        Returns the dashboard's current seed.
+    """
+
+    def __init__(self, run: Callable[..., AuditReport], *, default_runs: int, max_runs: int, description: str,
+                 seed: Callable[[], int], min_runs: int = 100) -> None:
+        super().__init__()
+        self._run, self._seed = run, seed
+        self._min, self._max = int(min_runs), int(max_runs)
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.report: AuditReport | None = None
+        self.runs = widgets.IntSlider(value=default_runs, min=self._min, max=self._max, step=self._min,
+                                      description="runs per input", style={"description_width": "initial"},
+                                      continuous_update=False)
+        self.broken = widgets.Checkbox(value=False, description="use the deliberately broken variant", indent=False)
+        self.run_button = widgets.Button(description="Run audit", button_style="primary", icon="play")
+        self.cancel_button = widgets.Button(description="Cancel", icon="stop", disabled=True)
+        self.progress = widgets.IntProgress(value=0, min=0, max=1, layout=widgets.Layout(width="300px"))
+        self.status = widgets.HTML()
+        self.result = widgets.HTML("<i style='color:#555'>Not run yet.</i>")
+        self.run_button.on_click(lambda _: self.start())
+        self.cancel_button.on_click(lambda _: self._cancel.set())
+        self.children = [
+            widgets.HTML(f"<div style='max-width:60em;color:#444'>{description}</div>"),
+            widgets.HBox([self.runs, self.broken]),
+            widgets.HBox([self.run_button, self.cancel_button, self.progress, self.status]),
+            self.result,
+        ]
+
+    def start(self, *, wait: bool = False) -> None:
+        """Start an audit in a worker thread (``wait=True`` joins it: used by tests)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        runs = min(max(int(self.runs.value), self._min), self._max)  # server-side bound
+        if runs != self.runs.value:
+            self.runs.value = runs
+        self._cancel.clear()
+        self.run_button.disabled, self.cancel_button.disabled = True, False
+        self.progress.value, self.progress.max = 0, runs
+        self.status.value = "<span style='color:#1f618d'>running…</span>"
+        self._thread = threading.Thread(target=self._work, args=(bool(self.broken.value), runs, int(self._seed())),
+                                        daemon=True)
+        self._thread.start()
+        if wait:
+            self._thread.join()
+
+    def _progress(self, done: int, total: int) -> bool:
+        self.progress.max = max(total, 1)
+        self.progress.value = min(done, total)
+        return not self._cancel.is_set()
+
+    def _work(self, broken: bool, runs: int, seed: int) -> None:
+        t0 = time.perf_counter()
+        try:
+            report = self._run(broken, runs, seed, self._progress)
+            self.report = report
+            self.result.value = report.to_html()
+            self.status.value = f"<span style='color:#555'>done in {time.perf_counter() - t0:.1f} s</span>"
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            self.result.value = (f"<div class='dpx-error' style='color:#611a15'><b>Error.</b> "
+                                 f"{html.escape(str(exc))}</div>")
+            self.status.value = ""
+        except Exception as exc:  # noqa: BLE001 - shown in the page, never swallowed silently
+            self.result.value = (f"<div class='dpx-error' style='color:#611a15'><b>Error.</b> internal error "
+                                 f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</div>")
+            self.status.value = ""
+        finally:
+            self.run_button.disabled, self.cancel_button.disabled = False, True
