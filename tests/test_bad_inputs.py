@@ -4,7 +4,8 @@ For each (function, valid arguments, parameter) below, hypothesis substitutes ba
 one parameter — non-finite, zero, negative, huge, wrong types — and the call must end in a
 TypeError or ValueError whose message names the parameter, quickly, with no numpy warning
 escaping (pytest turns warnings into errors) and never an unrelated exception or a silent result.
-Paper packages append their entry points to ``CASES``.
+Paper test folders have their own ``test_bad_inputs.py`` that reuse ``BAD`` and
+:func:`assert_clear_error` from here.
 """
 
 from __future__ import annotations
@@ -65,9 +66,11 @@ CASES = [
 ]
 
 
-def register(cases):
-    """For paper test modules: ``register([...])`` adds entry points (same tuple shape as CASES)."""
-    CASES.extend(cases)
+def assert_clear_error(fn, args, kwargs, param, bad):
+    """The call with ``param=bad`` raises TypeError/ValueError whose message names ``param``."""
+    with pytest.raises((TypeError, ValueError)) as info:
+        fn(*args, **{**kwargs, param: bad})
+    assert param in str(info.value), f"message does not name {param!r}: {info.value}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -81,7 +84,4 @@ def test_valid_call_works(case):
 @given(data=st.data())
 def test_bad_value_gets_a_clear_error(case, data):
     _, fn, args, kwargs, param, kind = case
-    bad = data.draw(BAD[kind], label=param)
-    with pytest.raises((TypeError, ValueError)) as info:
-        fn(*args, **{**kwargs, param: bad})
-    assert param in str(info.value), f"message does not name {param!r}: {info.value}"
+    assert_clear_error(fn, args, kwargs, param, data.draw(BAD[kind], label=param))
