@@ -171,8 +171,10 @@ def shuffle_amplification_epsilon0(
 ) -> float:
     """The largest ε0 whose shuffled guarantee is at most ``epsilon`` at ``delta``.
 
-    Every accountant here is non-decreasing in ε0, so a bisection on ε0 ∈ (0, ε0_max] finds it.
-    Shuffling never makes things worse, so the answer is at least ``epsilon``.
+    Every accountant here is non-decreasing in ε0. For the numerical clone-pair accountants the
+    inverse is a single root search in ε0 of ``clone_pair_delta(ε0, n, ε) = δ`` (δ(ε) grows with ε0),
+    about ten times fewer evaluations than bisecting over the forward map; the closed form is
+    bisected. Shuffling never makes things worse, so the answer is at least ``epsilon``.
 
     Examples
     --------
@@ -185,6 +187,22 @@ def shuffle_amplification_epsilon0(
     delta = check_delta(delta)
     accountant = check_choice(accountant, "accountant", ACCOUNTANTS)
     hi_cap = check_epsilon(epsilon0_max, "epsilon0_max")
+
+    if accountant != "fmt21_closed_form":
+        variant = accountant[:5]
+
+        def g(e0: float) -> float:
+            return _clone_delta(e0, n, eps, variant) - delta
+
+        if g(hi_cap) <= 0:
+            return hi_cap
+        if hi_cap <= eps:
+            return hi_cap
+        # g(ε) = −δ < 0 (ε0 = ε always meets the target) and g(ε0_max) > 0: one root in between
+        root = optimize.brentq(g, eps, hi_cap, xtol=1e-8)
+        while g(root) > 0 and root > eps:  # stay on the feasible side of the root
+            root = max(eps, root - 2e-8)
+        return float(root)
 
     def f(e0: float) -> float:
         return shuffle_amplification_epsilon(e0, n, delta, accountant=accountant) - eps

@@ -145,10 +145,11 @@ def launch_browser(playwright):
 
 
 def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 120.0, settle_ms: int = 1500,
-               screenshot: str | None = None, min_plots: int = 0, actions=None) -> PageResult:
+               screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None) -> PageResult:
     """Open ``url``, wait for the dashboard to settle, optionally move a slider; collect failures.
 
-    ``actions(page, result)`` runs after the page settled (for tests that type or click).
+    ``pre_actions(page, result)`` runs once the page settled, before the slider moves;
+    ``actions(page, result)`` runs after it (for tests that type or click).
     """
     from playwright.sync_api import TimeoutError as PWTimeout
 
@@ -199,6 +200,8 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         res.plots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot .main-svg').length")
         if res.plots < min_plots:
             res.failures.append(f"expected at least {min_plots} plotly plot(s), found {res.plots}")
+        if pre_actions is not None and not res.failures:
+            pre_actions(page, res)
         if move_slider and not res.failures:
             handle = page.locator(SLIDER).first
             if page.locator(SLIDER).count() == 0:

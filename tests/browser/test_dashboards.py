@@ -95,3 +95,38 @@ def test_kit_shows_library_errors_in_page_and_recovers(fixture_server, browser):
     res = check_page(browser, f"{fixture_server.url}/voila/render/kit_demo.ipynb", move_slider=True, min_plots=1,
                      actions=drive, screenshot=str(SHOTS / "kit_demo.png"))
     assert not res.failures, (res.failures, fixture_server.log()[-3000:])
+
+
+def _dashboard_class(path: Path):
+    """The dashboard class a notebook builds (from its `from dpexplore.ui.X import Y` line)."""
+    import importlib
+    import re
+
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    m = re.search(r"from (dpexplore\.ui\.\w+) import (\w+)", code)
+    return getattr(importlib.import_module(m.group(1)), m.group(2)) if m else None
+
+
+DASHBOARDS = [p for p in NOTEBOOKS if p.name != "00_index.ipynb"]
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=[p.stem for p in DASHBOARDS])
+def test_bad_url_values_are_reported_and_the_dashboard_still_works(path, server, browser):
+    """A bad value in the URL shows a message in the page (no traceback), the control keeps its
+    default, and the next slider move recomputes without errors."""
+    cls = _dashboard_class(path)
+    first = next(c for c in cls.controls if c.kind in ("float", "log", "int", "logint"))
+    url = f"{server.url}/voila/render/{path.name}?{first.name}=not-a-number&no_such_control=1"
+
+    def check(page, res):
+        notes = page.locator(".dpx-note").all_inner_texts()
+        joined = " ".join(notes)
+        assert f"URL parameter {first.name}='not-a-number' ignored" in joined, notes
+        assert "no_such_control ignored" in joined, notes
+
+    res = check_page(browser, url, move_slider=True, min_plots=1, pre_actions=check,
+                     screenshot=str(SHOTS / f"{path.stem}-bad-url.png"))
+    assert not res.failures, (res.failures, server.log()[-3000:])

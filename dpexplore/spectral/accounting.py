@@ -1,0 +1,219 @@
+"""What each edge-DP mechanism costs: deterministic accounting, separate from sampling.
+
+* Matrix shuffling: randomized response with ε0 on every pair, then a uniform vertex permutation.
+  [standard stand-in; the paper's own amplification theorem was not available] Each vertex's row is
+  treated as one ε0-LDP report among n and amplified with the Feldman–McMillan–Talwar bounds of
+  :mod:`dpexplore.core.shuffle_amplification` (2021 closed form, 2021/2023 numerical clone pair).
+  The accountant is a parameter: a name or any callable ``(epsilon0, n, delta) -> epsilon``.
+* Analyze Gauss: one Gaussian mechanism with ℓ2 sensitivity 1 (an edge changes one upper-triangular
+  coordinate by 1); σ from the analytic Gaussian mechanism (Balle & Wang 2018).
+* Noisy power method: L Gaussian steps composed in zCDP (Bun & Steinke 2016): ρ = L/(2σ²).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+from ..core.gaussian import dp_to_zcdp, gaussian_sigma, zcdp_to_dp
+from ..core.shuffle_amplification import (
+    ACCOUNTANTS,
+    shuffle_amplification_epsilon,
+    shuffle_amplification_epsilon0,
+)
+from ..core.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
+
+__all__ = [
+    "ACCOUNTANTS",
+    "shuffle_epsilon",
+    "shuffle_epsilon0",
+    "asymptotic_epsilon0",
+    "rr_noise_variance",
+    "analyze_gauss_sigma",
+    "noisy_power_sigma",
+    "noisy_power_epsilon",
+]
+
+Accountant = str | Callable[[float, int, float], float]
+EPSILON0_MAX = 30.0
+
+
+def _check_accountant(accountant) -> Accountant:
+    if callable(accountant):
+        return accountant
+    return check_choice(accountant, "accountant", ACCOUNTANTS)
+
+
+def shuffle_epsilon(epsilon0: float, n: int, delta: float, *, accountant: Accountant = "fmt21_numerical") -> float:
+    """ε of matrix shuffling: randomized response with ε0 on every pair, rows shuffled among n vertices.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        ε0 > 0 of randomized response on each pair (ε0-edge-DP before shuffling).
+    n : int
+        Number of vertices (≥ 2), i.e. the number of shuffled rows.
+    delta : float
+        Target δ in (0, 1).
+    accountant : str or callable
+        ``"fmt21_numerical"`` (default), ``"fmt23_numerical"``, ``"fmt21_closed_form"``, or a callable
+        ``(epsilon0, n, delta) -> epsilon``.
+
+    Returns
+    -------
+    float
+        ε ≤ ε0 of the shuffled release.
+
+    Notes
+    -----
+    [standard stand-in] Each row is one ε0-LDP report among n (Feldman, McMillan & Talwar 2021, 2023).
+    The paper may account for an edge touching two rows differently.
+
+    Examples
+    --------
+    >>> e = shuffle_epsilon(3.0, 1000, 1e-6)
+    >>> 0 < e < 3.0
+    True
+    >>> shuffle_epsilon(3.0, 1000, 1e-6, accountant=lambda e0, n, d: e0 / 2)
+    1.5
+    """
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    n = check_int(n, "n", low=2)
+    delta = check_delta(delta)
+    acc = _check_accountant(accountant)
+    if callable(acc):
+        return float(acc(e0, n, delta))
+    return _shuffle_epsilon_cached(e0, n, delta, acc)
+
+
+@lru_cache(maxsize=4096)
+def _shuffle_epsilon_cached(e0: float, n: int, delta: float, acc: str) -> float:
+    return shuffle_amplification_epsilon(e0, n, delta, accountant=acc)
+
+
+def shuffle_epsilon0(epsilon: float, n: int, delta: float, *, accountant: Accountant = "fmt21_numerical") -> float:
+    """The largest ε0 whose matrix-shuffling guarantee is at most (ε, δ) (at most 30).
+
+    Named accountants use :func:`dpexplore.core.shuffle_amplification_epsilon0` (cached here, since
+    dashboards ask for the same values repeatedly); callables are inverted by bisection (they must
+    be non-decreasing in ε0).
+
+    Examples
+    --------
+    >>> e0 = shuffle_epsilon0(1.0, 1000, 1e-6)
+    >>> round(e0, 2), shuffle_epsilon(e0, 1000, 1e-6) <= 1.0 + 1e-6
+    (2.72, True)
+    >>> shuffle_epsilon0(1.0, 1000, 1e-6, accountant=lambda e0, n, d: e0 / 2)
+    2.0
+    """
+    eps = check_epsilon(epsilon)
+    n = check_int(n, "n", low=2)
+    delta = check_delta(delta)
+    acc = _check_accountant(accountant)
+    if callable(acc):
+        return _bisect_callable(acc, eps, n, delta)
+    return _shuffle_epsilon0_cached(eps, n, delta, acc)
+
+
+def _bisect_callable(acc, eps: float, n: int, delta: float) -> float:
+    def f(e0: float) -> float:
+        return float(acc(e0, n, delta)) - eps
+
+    if f(EPSILON0_MAX) <= 0:
+        return EPSILON0_MAX
+    lo, hi = 1e-9, EPSILON0_MAX
+    if f(lo) > 0:
+        raise ValueError(f"accountant gives epsilon > {eps:g} even for epsilon0 = {lo:g}: no epsilon0 fits")
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if f(mid) <= 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-9:
+            break
+    return lo
+
+
+@lru_cache(maxsize=4096)
+def _shuffle_epsilon0_cached(eps: float, n: int, delta: float, acc: str) -> float:
+    return shuffle_amplification_epsilon0(eps, n, delta, accountant=acc, epsilon0_max=EPSILON0_MAX)
+
+
+def asymptotic_epsilon0(epsilon: float, n: int, delta: float) -> float:
+    """Asymptotic ε0 of the FMT closed form: e^{ε0} ≈ n(e^ε − 1)²/(64 log(4/δ)) [approximation].
+
+    Returns NaN where this gives ε0 ≤ ε (n too small for the approximation to mean anything).
+    This is the source of the 1/(n(e^ε − 1)²) rate of the shuffle mechanism.
+
+    Examples
+    --------
+    >>> round(asymptotic_epsilon0(1.0, 10**6, 1e-12), 2)
+    7.37
+    >>> asymptotic_epsilon0(1.0, 100, 1e-4)
+    nan
+    """
+    eps = check_epsilon(epsilon)
+    n = check_int(n, "n", low=2)
+    delta = check_delta(delta)
+    val = n * math.expm1(eps) ** 2 / (64.0 * math.log(4.0 / delta))
+    return math.log(val) if val > math.exp(eps) else math.nan
+
+
+def rr_noise_variance(epsilon0: float) -> float:
+    """Per-entry variance of debiased randomized response: e^{ε0}/(e^{ε0} − 1)².
+
+    Debiased entries (Ã − μ)/(1 − 2μ), μ = 1/(e^{ε0} + 1), are unbiased with this variance whatever
+    the true bit is.
+
+    Examples
+    --------
+    >>> round(rr_noise_variance(math.log(3)), 6)
+    0.75
+    """
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    return math.exp(e0) / math.expm1(e0) ** 2
+
+
+def analyze_gauss_sigma(epsilon: float, delta: float) -> float:
+    """σ of Analyze Gauss under edge DP: analytic Gaussian mechanism with ℓ2 sensitivity 1.
+
+    Examples
+    --------
+    >>> round(analyze_gauss_sigma(1.0, 1e-5), 4)
+    3.7306
+    """
+    return gaussian_sigma(epsilon, delta, 1.0, method="analytic")
+
+
+def noisy_power_sigma(epsilon: float, delta: float, iterations: int) -> float:
+    """Noise multiplier σ of the noisy power method: G_ℓ ~ N(0, (Δ_ℓ σ)²), L steps in zCDP.
+
+    Each step is a Gaussian mechanism with noise-to-sensitivity ratio σ, so ρ_ℓ = 1/(2σ²) and the
+    total ρ = L/(2σ²) must equal ``dp_to_zcdp(ε, δ)``: σ = √(L/(2ρ)).
+
+    Examples
+    --------
+    >>> s = noisy_power_sigma(1.0, 1e-6, 10)
+    >>> abs(noisy_power_epsilon(s, 10, 1e-6) - 1.0) < 1e-9
+    True
+    """
+    eps = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    L = check_int(iterations, "iterations", low=1)
+    rho = dp_to_zcdp(eps, delta)
+    return math.sqrt(L / (2.0 * rho))
+
+
+def noisy_power_epsilon(sigma: float, iterations: int, delta: float) -> float:
+    """ε of L noisy power steps with noise multiplier σ: ρ = L/(2σ²), ε = ρ + 2√(ρ ln(1/δ)).
+
+    Examples
+    --------
+    >>> round(noisy_power_epsilon(10.0, 1, 1e-5), 4)
+    0.4848
+    """
+    s = check_positive(sigma, "sigma")
+    L = check_int(iterations, "iterations", low=1)
+    return zcdp_to_dp(L / (2.0 * s * s), delta)

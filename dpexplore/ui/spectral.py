@@ -1,0 +1,395 @@
+"""Dashboard for paper 1: private spectral graph clustering under edge DP (arXiv:2510.07136)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpexplore.core import mean_confidence_band
+from dpexplore.spectral import (
+    analyze_gauss,
+    analyze_gauss_sigma,
+    asymptotic_epsilon0,
+    estimate_k_from_release,
+    expected_noise_norm,
+    matrix_shuffle,
+    misclassification_bound,
+    misclassification_rate,
+    noisy_power_method,
+    noisy_power_sigma,
+    private_spectral_clustering,
+    randomized_response_graph,
+    rate,
+    rr_noise_variance,
+    sbm,
+    sbm_quantities,
+    shuffle_epsilon0,
+    sin_theta_distance,
+    spectral_clustering,
+    top_eigenpairs,
+)
+from dpexplore.ui import Control, Dashboard, Panel
+from dpexplore.ui import figures as F
+
+__all__ = ["SpectralClusteringDashboard"]
+
+EPS_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+N_GRID = (100, 200, 400, 800)
+N_AMPLIFICATION = (100, 200, 400, 800, 3200, 25_600, 204_800)  # shares N_GRID's accountant calls
+MECHS = (("shuffle", "Matrix shuffling", 0), ("analyze_gauss", "Analyze Gauss", 1), ("noisy_power", "Noisy power", 2))
+NAMES = {m: name for m, name, _ in MECHS}
+COLOR = {m: F.color_for(c) for m, _, c in MECHS}
+TOGGLE = {"shuffle": "show_shuffle", "analyze_gauss": "show_gauss", "noisy_power": "show_power"}
+ITERATIONS = 10
+N_VIEW = 90
+
+
+def _delta(n: int) -> float:
+    return 1.0 / n**2
+
+
+def _stream(seed: int, *keys: int) -> np.random.Generator:
+    return np.random.default_rng([seed, *keys])
+
+
+def _projected_top(mat, m: int, rng) -> np.ndarray:
+    """Top-m eigenvalues of Π M Π (Π = I − 11ᵀ/n), the matrix the gap detector looks at."""
+    dense = mat.toarray() if hasattr(mat, "toarray") else np.asarray(mat, dtype=float)
+    dense = dense - dense.mean(0, keepdims=True)
+    dense -= dense.mean(1, keepdims=True)
+    return top_eigenpairs(dense, m, rng=rng)[0]
+
+
+class SpectralClusteringDashboard(Dashboard):
+    """Paper 1: matrix shuffling vs Analyze Gauss vs the noisy power method on stochastic block models."""
+
+    title = "Private spectral graph clustering under edge DP"
+    intro = (
+        "A graph drawn from a stochastic block model (k communities, edge probability p inside, q between) is "
+        "clustered privately: neighbouring graphs differ in one edge. Compare <b>matrix shuffling</b> "
+        "(randomized response on every pair + a random relabelling of the vertices), <b>Analyze Gauss</b> "
+        "(Gaussian noise on the adjacency matrix) and the <b>noisy power method</b>. δ = 1/n² throughout."
+    )
+    paper = ("Koskela, Seif, Poor, Goldsmith. <i>Differentially Private Spectral Graph Clustering: Balancing "
+             "Privacy, Accuracy, and Efficiency</i>. arXiv:2510.07136.")
+    controls = [
+        Control("epsilon", "ε (privacy)", "log", 1.0, 0.1, 10.0, step=0.1, help="target ε of every mechanism"),
+        Control("n", "n (vertices)", "logint", 300, 100, 1500, step=0.05, help="graph size (costs grow as n²)"),
+        Control("k", "k (blocks)", "int", 3, 2, 8),
+        Control("p", "p (within-block prob.)", "float", 0.3, 0.02, 0.9, step=0.01),
+        Control("q", "q (between-block prob.)", "float", 0.05, 0.0, 0.5, step=0.01),
+        Control("trials", "trials", "int", 3, 1, 8, help="independent graphs and noise draws per point"),
+        Control("seed", "seed", "int", 0, 0, 9999),
+        Control("accountant", "shuffle accountant", "choice", "fmt21_numerical",
+                options=(("FMT21 clone pair (numerical)", "fmt21_numerical"),
+                         ("FMT23 stronger clones (numerical)", "fmt23_numerical"),
+                         ("FMT21 closed form", "fmt21_closed_form"))),
+        Control("show_shuffle", "show matrix shuffling", "bool", True),
+        Control("show_gauss", "show Analyze Gauss", "bool", True),
+        Control("show_power", "show noisy power method", "bool", True),
+    ]
+    _graph = ("n", "k", "p", "q", "seed")
+    _toggles = ("show_shuffle", "show_gauss", "show_power", "accountant")
+    panels = [
+        Panel("vs_eps", "1. Misclassification rate vs ε", depends_on=(*_graph, "epsilon", "trials", *_toggles),
+              caption="Solid: measured fraction of misclassified vertices (best label matching), mean and 95% band. "
+                      "Dashed: the Davis–Kahan + Procrustes + margin <b>bound</b> (explicit constants, noise norm "
+                      "from its expected size; not drawn where it exceeds 1). Dotted: the paper's <b>rates</b> drawn "
+                      "with constant 1. Grey: chance level 1 − 1/k. The vertical line is the current ε."),
+        Panel("vs_n", "2. Error caused by privacy vs n (log–log)", depends_on=(*_graph[1:], "epsilon", "trials",
+                                                                              *_toggles),
+              caption="‖sin Θ‖²_F between the private and the non-private top-k eigenvectors of the same graph, for "
+                      "n = 100…800 at the current ε, k, p, q (at most 2 trials). "
+                      "Shuffling's noise per entry shrinks like 1/n, so its "
+                      "curve falls about one power of n faster. Try ε = 3 (at ε ≤ 2 the baselines are saturated "
+                      "near k)."),
+        Panel("spectrum", "3. Eigenvalue spectrum and the private estimate of k", depends_on=(*_graph, "epsilon",
+                                                                                             "accountant"),
+              caption="Top eigenvalues after projecting out the all-ones direction (a k-block SBM keeps k − 1 "
+                      "outliers). The largest gap of the shuffled-debiased spectrum gives k̂ (no extra privacy "
+                      "cost). Dotted: the predicted noise bulk edge."),
+        Panel("matrices", f"4. The adjacency matrix before and after privacy ({N_VIEW} vertices)",
+              depends_on=("epsilon", "k", "p", "q", "seed", "accountant", "n"),
+              caption="Left: A with vertices sorted by block. Middle: after randomized response with the ε0 that "
+                      "shuffling allows at the current n. Right: the same after relabelling the vertices: this is "
+                      "what is released. Black = edge."),
+        Panel("amplification", "5. Amplification by shuffling and what each mechanism costs",
+              depends_on=(*_graph, "epsilon", "accountant"),
+              caption="Left: the largest ε0 randomized response may use so that the shuffled release is (ε, 1/n²)-DP "
+                      "— it grows like log n. Right: wall time of one run at the current n (mechanism + eigenvectors "
+                      "+ k-means; under whatever load this machine has) and the memory the private matrix needs."),
+    ]
+
+    # -- shared computations ------------------------------------------------------------
+    def _mechs(self, p: Mapping[str, Any]) -> list[str]:
+        return [m for m, _, _ in MECHS if p[TOGGLE[m]]]
+
+    def _graph_draw(self, n, k, pp, q, seed, t):
+        return self.memo(("graph", n, k, pp, q, seed, t), lambda: sbm(n, k, pp, q, rng=_stream(seed, 1, t)))
+
+    def _eps_sweep(self, p, mech):
+        n, k, trials, seed = p["n"], p["k"], p["trials"], p["seed"]
+
+        def run():
+            out = np.full((len(EPS_GRID), trials), np.nan)
+            for t in range(trials):
+                A, z = self._graph_draw(n, k, p["p"], p["q"], seed, t)
+                for i, eps in enumerate(EPS_GRID):
+                    res = private_spectral_clustering(A, k, mechanism=mech, epsilon=eps, delta=_delta(n),
+                                                      accountant=p["accountant"], iterations=ITERATIONS,
+                                                      rng=_stream(seed, 2, t, i))
+                    out[i, t] = misclassification_rate(z, res.labels)
+            return out
+
+        acc = p["accountant"] if mech == "shuffle" else None
+        return self.memo(("eps", mech, n, k, p["p"], p["q"], trials, seed, acc), run)
+
+    def _nonprivate(self, p):
+        def run():
+            vals = []
+            for t in range(p["trials"]):
+                A, z = self._graph_draw(p["n"], p["k"], p["p"], p["q"], p["seed"], t)
+                vals.append(misclassification_rate(z, spectral_clustering(A, p["k"], rng=_stream(p["seed"], 3, t))
+                                                   .labels))
+            return np.array(vals)
+
+        return self.memo(("nonpriv", p["n"], p["k"], p["p"], p["q"], p["trials"], p["seed"]), run)
+
+    def _subspace_sweep(self, p, mech):
+        k, eps, trials, seed = p["k"], p["epsilon"], min(p["trials"], 2), p["seed"]  # capped: 4 sizes up to 800
+
+        def run():
+            out = np.full((len(N_GRID), trials), np.nan)
+            for i, n in enumerate(N_GRID):
+                for t in range(trials):
+                    A, _ = self._graph_draw(n, k, p["p"], p["q"], seed, 100 + t)
+                    g = _stream(seed, 4, i, t)
+                    u = self.memo(("u", n, k, p["p"], p["q"], seed, t),
+                                  lambda A=A, i=i, t=t: top_eigenpairs(A, k, rng=_stream(seed, 9, i, t))[1])
+                    if mech == "shuffle":
+                        rel = matrix_shuffle(A, epsilon=eps, delta=_delta(n), accountant=p["accountant"], rng=g)
+                        uh = rel.unshuffle(top_eigenpairs(rel.debiased(), k, rng=g)[1])
+                    elif mech == "analyze_gauss":
+                        uh = top_eigenpairs(analyze_gauss(A, epsilon=eps, delta=_delta(n), rng=g).matrix, k, rng=g)[1]
+                    else:
+                        uh = noisy_power_method(A, k=k, epsilon=eps, delta=_delta(n), iterations=ITERATIONS,
+                                                rng=g).embedding
+                    out[i, t] = sin_theta_distance(uh, u) ** 2
+            return out
+
+        acc = p["accountant"] if mech == "shuffle" else None
+        return self.memo(("subspace", mech, k, p["p"], p["q"], eps, trials, seed, acc), run)
+
+    def _single(self, p):
+        """One graph at the current settings: releases, spectra, k̂ and timings (panels 3 and 5)."""
+        n, k, eps, seed = p["n"], p["k"], p["epsilon"], p["seed"]
+
+        def run():
+            A, z = self._graph_draw(n, k, p["p"], p["q"], seed, 0)
+            g = _stream(seed, 5)
+            m = min(2 * k + 4, 16)
+            out: dict[str, Any] = {"times": {}}
+            t0 = time.perf_counter()
+            rel = matrix_shuffle(A, epsilon=eps, delta=_delta(n), accountant=p["accountant"], rng=g)
+            out["spec_shuffle"] = _projected_top(rel.debiased(), m, g)
+            out["khat"] = estimate_k_from_release(rel, k_max=m - 1, rng=g)
+            out["epsilon0"] = rel.epsilon0
+            out["spec_true"] = _projected_top(A, m, g)
+            out["spec_gauss"] = _projected_top(analyze_gauss(A, epsilon=eps, delta=_delta(n), rng=g).matrix, m, g)
+            out["prep"] = time.perf_counter() - t0
+            for mech, _, _ in MECHS:  # timings of the full pipeline (accountant cached above)
+                t1 = time.perf_counter()
+                private_spectral_clustering(A, k, mechanism=mech, epsilon=eps, delta=_delta(n),
+                                            accountant=p["accountant"], iterations=ITERATIONS, rng=g)
+                out["times"][mech] = time.perf_counter() - t1
+            t1 = time.perf_counter()
+            spectral_clustering(A, k, rng=g)
+            out["times"]["none"] = time.perf_counter() - t1
+            return out
+
+        return self.memo(("single", n, k, p["p"], p["q"], eps, seed, p["accountant"]), run)
+
+    # -- panels ---------------------------------------------------------------------------
+    def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
+        if p["q"] >= p["p"]:
+            raise ValueError(f"q must be < p (assortative communities); got p={p['p']:g}, q={p['q']:g}")
+        return getattr(self, f"_fig_{panel}")(p)
+
+    def _fig_vs_eps(self, p):
+        n, k = p["n"], p["k"]
+        s = sbm_quantities(n, k, p["p"], p["q"])
+        fig = F.base_figure(f"SBM n={n}, k={k}, p={p['p']:g}, q={p['q']:g}, δ=1/n², {p['trials']} trials",
+                            "ε (log scale)", "misclassified fraction", log_x=True, height=560)
+        eps_fine = np.geomspace(EPS_GRID[0], EPS_GRID[-1], 11)  # contains EPS_GRID: accountant calls are cached
+        v_graph = max(p["p"] * (1 - p["p"]), p["q"] * (1 - p["q"]))
+        graph_norm = expected_noise_norm(n, v_graph)
+        for mech in self._mechs(p):
+            vals = self._eps_sweep(p, mech)
+            mean, lo, hi = mean_confidence_band(vals, axis=1)
+            F.add_measured(fig, EPS_GRID, mean, lo, hi, name=NAMES[mech], color=COLOR[mech], trials=p["trials"])
+            bound, rates = [], []
+            for e in eps_fine:
+                if mech == "shuffle":
+                    norm = expected_noise_norm(n, rr_noise_variance(shuffle_epsilon0(e, n, _delta(n),
+                                                                                     accountant=p["accountant"])))
+                elif mech == "analyze_gauss":
+                    norm = expected_noise_norm(n, analyze_gauss_sigma(e, _delta(n)) ** 2)
+                else:
+                    norm = (noisy_power_sigma(e, _delta(n), ITERATIONS) * math.sqrt(2) * s.max_row_norm
+                            * (math.sqrt(n) + math.sqrt(k)))
+                b = misclassification_bound(graph_norm + norm, n=n, k=k, eigengap=s.eigengap,
+                                            delta_star=s.delta_star, r_star=s.r_star).value
+                bound.append(b if b <= 1 else np.nan)
+                r = rate(mech, n=n, k=k, eigengap=s.eigengap, epsilon=e, delta=_delta(n), iterations=ITERATIONS,
+                         max_row_norm=s.max_row_norm).value
+                rates.append(r if r <= 1 else np.nan)
+            F.add_theory(fig, eps_fine, bound, name=f"{NAMES[mech]}", kind="bound",
+                         color=COLOR[mech], note="DK+Procrustes+margin, ‖E‖ ≈ expected")
+            F.add_theory(fig, eps_fine, rates, name=f"{NAMES[mech]}", kind="rate", color=COLOR[mech],
+                         note="constant 1")
+        mean, lo, hi = mean_confidence_band(self._nonprivate(p))
+        F.add_measured(fig, [EPS_GRID[0], EPS_GRID[-1]], [mean, mean], [lo, lo], [hi, hi], name="non-private",
+                       color="#555555", trials=p["trials"])
+        F.add_theory(fig, [EPS_GRID[0], EPS_GRID[-1]], [1 - 1 / k] * 2, name="chance 1 − 1/k", kind="exact",
+                     color="#BBBBBB")
+        fig.add_vline(x=p["epsilon"], line={"color": "#888", "dash": "dot", "width": 1})
+        fig.update_yaxes(range=[-0.02, 1.0])
+        return fig
+
+    def _fig_vs_n(self, p):
+        k = p["k"]
+        fig = F.base_figure(f"privacy-induced subspace error at ε={p['epsilon']:.3g}, δ=1/n²",
+                            "n (vertices, log scale)", "‖sin Θ(Û_private, Û_non-private)‖²_F (log)",
+                            log_x=True, log_y=True, height=500)
+        notes = []
+        n_fine = N_GRID  # each point costs an accountant call (cached, shared with the measurement)
+        for mech in self._mechs(p):
+            vals = self._subspace_sweep(p, mech)
+            vals = np.maximum(vals, 1e-12)
+            mean, lo, hi = mean_confidence_band(vals, axis=1)
+            F.add_measured(fig, N_GRID, mean, lo, hi, name=NAMES[mech], color=COLOR[mech], trials=vals.shape[1])
+            slope = math.log(mean[-1] / mean[-2]) / math.log(N_GRID[-1] / N_GRID[-2])
+            notes.append(f"{NAMES[mech]}: measured slope {slope:+.2f} (last two n)")
+            if mech == "noisy_power":
+                continue
+            bound = []
+            for nn in n_fine:
+                nn = int(round(nn))
+                s = sbm_quantities(nn, k, p["p"], p["q"])
+                if mech == "shuffle":
+                    v = rr_noise_variance(shuffle_epsilon0(p["epsilon"], nn, _delta(nn), accountant=p["accountant"]))
+                else:
+                    v = analyze_gauss_sigma(p["epsilon"], _delta(nn)) ** 2
+                b = 4 * k * expected_noise_norm(nn, v) ** 2 / s.eigengap**2
+                bound.append(min(b, k))
+            F.add_theory(fig, n_fine, bound, name=NAMES[mech], kind="bound",
+                         color=COLOR[mech], note="Davis–Kahan², ‖E‖ ≈ 2√(n v), capped at k")
+        F.add_note(fig, "<br>".join(notes))
+        return fig
+
+    def _fig_spectrum(self, p):
+        one = self._single(p)
+        k = p["k"]
+        est = one["khat"]
+        m = one["spec_true"].size
+        j = np.arange(1, m + 1)
+        fig = F.base_figure(f"n={p['n']}, ε={p['epsilon']:.3g}, δ=1/n², seed {p['seed']}", "index j",
+                            "eigenvalue λ_j of Π M Π", height=460)
+        fig.add_trace(go.Scatter(x=j, y=one["spec_true"], mode="lines+markers", name="true A (non-private)",
+                                 line={"color": "#555555"}))
+        fig.add_trace(go.Scatter(x=j, y=one["spec_shuffle"], mode="lines+markers",
+                                 name=f"shuffled, debiased (ε0 = {one['epsilon0']:.2f})",
+                                 line={"color": COLOR["shuffle"]}))
+        fig.add_trace(go.Scatter(x=j, y=one["spec_gauss"], mode="lines+markers", name="Analyze Gauss A + E",
+                                 line={"color": COLOR["analyze_gauss"]}))
+        F.add_theory(fig, [1, m], [est.bulk_edge] * 2, name="bulk edge 2√(n(p̂(1−p̂) + v_RR))", kind="approximation",
+                     color=COLOR["shuffle"])
+        fig.add_vline(x=est.k - 0.5, line={"color": COLOR["shuffle"], "dash": "dash"})
+        fig.add_annotation(x=est.k - 0.5, y=1.0, yref="paper", showarrow=False, xanchor="left", yanchor="top",
+                           text=f" largest gap → k̂ = {est.k} (true k = {k})", font={"color": COLOR["shuffle"]})
+        return fig
+
+    def _fig_matrices(self, p):
+        n_full, k = p["n"], p["k"]
+        e0 = shuffle_epsilon0(p["epsilon"], n_full, _delta(n_full), accountant=p["accountant"])
+        A, _ = sbm(N_VIEW, k, p["p"], p["q"], rng=_stream(p["seed"], 6))
+        rr = randomized_response_graph(A, epsilon0=e0, rng=_stream(p["seed"], 7))
+        perm = _stream(p["seed"], 8).permutation(N_VIEW)
+        mats = [A.toarray(), rr.matrix, rr.matrix[np.ix_(perm, perm)]]
+        titles = ["A (sorted by block)", f"randomized response, ε0 = {e0:.2f}", "shuffled: P Ã Pᵀ (released)"]
+        fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.04)
+        for c, mat in enumerate(mats, 1):
+            fig.add_trace(go.Heatmap(z=mat, colorscale=[[0, "#ffffff"], [1, "#000000"]], showscale=False,
+                                     zmin=0, zmax=1, hovertemplate="(%{y}, %{x}) = %{z}<extra></extra>"), row=1, col=c)
+            fig.update_yaxes(autorange="reversed", scaleanchor=f"x{c if c > 1 else ''}", row=1, col=c,
+                             showticklabels=c == 1)
+            fig.update_xaxes(title_text="vertex", row=1, col=c)
+        fig.update_yaxes(title_text="vertex", row=1, col=1)
+        fig.update_layout(template="plotly_white", height=380, margin={"l": 50, "r": 10, "t": 60, "b": 40},
+                          title={"text": f"{N_VIEW}-vertex SBM with the current k, p, q (ε0 from n = {n_full})",
+                                 "x": 0.01, "font": {"size": 15}})
+        return fig
+
+    def _fig_amplification(self, p):
+        eps, n, acc = p["epsilon"], p["n"], p["accountant"]
+        fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.12,
+                            subplot_titles=(f"ε0 allowed at (ε = {eps:.3g}, δ = 1/n²)", f"one run at n = {n}"))
+        curves = self.memo(("amp", eps, acc), lambda: [shuffle_epsilon0(eps, m, _delta(m), accountant=acc)
+                                                       for m in N_AMPLIFICATION])
+        F.add_theory(fig, N_AMPLIFICATION, curves, name=f"ε0 ({acc})", kind="exact", color=COLOR["shuffle"],
+                     note="numerical accountant" if "numerical" in acc else "closed-form bound", row=1, col=1)
+        if acc != "fmt21_closed_form":
+            closed = self.memo(("amp", eps, "fmt21_closed_form"),
+                               lambda: [shuffle_epsilon0(eps, m, _delta(m), accountant="fmt21_closed_form")
+                                        for m in N_AMPLIFICATION])
+            F.add_theory(fig, N_AMPLIFICATION, closed, name="ε0 (FMT21 closed form)", kind="bound",
+                         color=F.color_for(3), row=1, col=1)
+        n_fine = np.geomspace(N_AMPLIFICATION[0], N_AMPLIFICATION[-1], 40)
+        F.add_theory(fig, n_fine, [asymptotic_epsilon0(eps, int(m), _delta(int(m))) for m in n_fine],
+                     name="log(n(e^ε−1)²/(64 log(4/δ)))", kind="approximation", color=F.color_for(4), row=1, col=1)
+        F.add_theory(fig, [N_AMPLIFICATION[0], N_AMPLIFICATION[-1]], [eps, eps], name="ε (no amplification)",
+                     kind="exact", color="#999999", row=1, col=1)
+        fig.add_vline(x=n, line={"color": "#888", "dash": "dot", "width": 1}, row=1, col=1)
+        fig.update_xaxes(type="log", title_text="n (vertices, log scale)", exponentformat="power", row=1, col=1)
+        fig.update_yaxes(title_text="ε0 of randomized response", row=1, col=1)
+        one = self._single(p)
+        names = ["shuffle", "analyze_gauss", "noisy_power", "none"]
+        labels = ["Matrix<br>shuffling", "Analyze<br>Gauss", "Noisy<br>power", "non-private<br>(sparse)"]
+        mem = [9 * n * n / 2**20, 8 * n * n / 2**20, 8 * 2 * n * k_cols(p) / 2**20, 0.0]
+        fig.add_trace(go.Bar(x=labels, y=[1e3 * one["times"][m] for m in names], showlegend=False,
+                             marker_color=[COLOR["shuffle"], COLOR["analyze_gauss"], COLOR["noisy_power"], "#555555"],
+                             text=[f"{mb:.2g} MB" if mb else "sparse A only" for mb in mem], textposition="outside",
+                             hovertemplate="%{x}: %{y:.1f} ms<extra></extra>"), row=1, col=2)
+        fig.update_yaxes(title_text="wall time (ms); label: extra memory", row=1, col=2)
+        fig.update_layout(template="plotly_white", height=460, margin={"l": 60, "r": 20, "t": 60, "b": 40},
+                          legend={"orientation": "h", "y": -0.2, "x": 0, "font": {"size": 11}})
+        return fig
+
+    # -- reproduce ------------------------------------------------------------------------
+    def reproduce(self, p: Mapping[str, Any]) -> str:
+        mechs = ", ".join(repr(m) for m in self._mechs(p)) or "'shuffle'"
+        return (
+            "import numpy as np\n"
+            "from dpexplore.spectral import sbm, private_spectral_clustering, misclassification_rate, estimate_k\n"
+            f"n, k, seed = {p['n']}, {p['k']}, {p['seed']}\n"
+            "# panel 1: trial t uses the graph below; each (t, i-th ε of the grid) its own noise stream\n"
+            f"A, z = sbm(n, k, {p['p']!r}, {p['q']!r}, rng=np.random.default_rng([seed, 1, 0]))\n"
+            f"for mech in ({mechs},):\n"
+            f"    res = private_spectral_clustering(A, k, mechanism=mech, epsilon={p['epsilon']!r}, delta=1 / n**2,\n"
+            f"                                      accountant={p['accountant']!r}, iterations={ITERATIONS},\n"
+            "                                      rng=np.random.default_rng([seed, 5]))\n"
+            "    print(mech, res.epsilon, misclassification_rate(z, res.labels))\n"
+            f"print(estimate_k(A, epsilon={p['epsilon']!r}, delta=1 / n**2, k_max={min(2 * p['k'] + 3, 15)}, "
+            "rng=seed).k)\n"
+        )
+
+
+def k_cols(p: Mapping[str, Any]) -> int:
+    """Columns of the noisy power iterate (p = k here)."""
+    return int(p["k"])
