@@ -1,0 +1,529 @@
+"""Private ERM by objective perturbation: QOP (exact and inexact solves), LOP and clipped LOP.
+
+Each mechanism returns an :class:`ERMResult` with the private θ, the (ε, δ) it spends, the split
+of that budget and diagnostics (noise scales, step, Wishart spectrum). Calibration lives in
+:mod:`dpexplore.erm.calibration`; solvers in :mod:`dpexplore.erm.solvers`.
+
+Public constants (smoothness L, gradient bound ζ) default to values computed from the data
+(``max‖x_i‖²``, the exact box maximum of the per-example gradient). That is fine for teaching
+with the normalised interpolation data, whose bounds are public by construction (‖x_i‖ = ξ); a
+real release must pass public bounds. The authors' reference code uses the looser ``L = dξ²``
+(pass ``smoothness=d*xi**2`` to reproduce its numbers).
+
+.. warning:: NumPy's generator is not cryptographically secure: teaching only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpexplore.core import RNGLike, as_generator, mean_confidence_band
+from dpexplore.core.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+    check_real,
+    check_vector,
+)
+
+from .calibration import (
+    ALPHA1_VARIANTS,
+    lop_noise_scale,
+    lop_regularization,
+    qop_beta,
+    qop_output_sigma,
+    qop_sigma2,
+    wishart_alpha,
+    wishart_alpha1,
+)
+from .problems import check_problem, empirical_risk, gradient_bound, smoothness_constant
+from .solvers import davis_yin, stochastic_tos
+
+__all__ = ["ERMResult", "MechanismComparison", "qop", "qop_inexact", "lop", "lop_clipped", "compare_mechanisms",
+           "qop_risk_sweep", "SOLVERS"]
+
+SOLVERS = ("stochastic", "deterministic")
+
+
+@dataclass(frozen=True)
+class ERMResult:
+    """Output of a private ERM mechanism.
+
+    Attributes
+    ----------
+    theta : ndarray, shape (d,)
+        The released parameter.
+    epsilon, delta : float
+        Privacy actually spent.
+    mechanism : str
+    split : dict
+        How (ε, δ) is split (e.g. ``{"epsilon1": ..., "delta1": ..., "delta3": ...}``).
+    diagnostics : dict
+        Noise scales, step, Wishart spectrum, solver iterations, ...
+    """
+
+    theta: np.ndarray
+    epsilon: float
+    delta: float
+    mechanism: str
+    split: dict = field(default_factory=dict)
+    diagnostics: dict = field(default_factory=dict)
+
+
+def _common(X, y, epsilon, delta, lam, radius, smoothness, solver, iterations):
+    X, y = check_problem(X, y)
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    lam = check_real(lam, "lam", low=0.0)
+    kappa = check_positive(radius, "radius")
+    L = smoothness_constant(X) if smoothness is None else check_positive(smoothness, "smoothness")
+    solver = check_choice(solver, "solver", SOLVERS)
+    K = check_int(iterations, "iterations", low=1)
+    return X, y, eps, dl, lam, kappa, L, solver, K
+
+
+def _solve(X, y, *, lam, radius, quad, lin, clip, step, solver, K, gen):
+    if solver == "stochastic":
+        return stochastic_tos(X, y, lam=lam, radius=radius, step=step, iterations=K, quad=quad, lin=lin, clip=clip,
+                              rng=gen)
+    return davis_yin(X, y, lam=lam, radius=radius, quad=quad, lin=lin, clip=clip, max_iter=max(K, 1), tol=1e-10)
+
+
+def _wishart(d: int, m: int, B: int, gen: np.random.Generator) -> np.ndarray:
+    """B Wishart matrices W = G Gᵀ, G ∈ R^{d×m} i.i.d. N(0, 1) (step 1 of QOP)."""
+    G = gen.standard_normal((B, d, m))
+    return G @ np.swapaxes(G, 1, 2)
+
+
+def _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho):
+    m = 2 * d if m is None else check_int(m, "m", low=d)
+    share = check_probability(delta3_share, "delta3_share", open_low=True, open_high=True)
+    alpha1 = check_choice(alpha1, "alpha1", ALPHA1_VARIANTS)
+    rho = check_positive(rho, "rho")
+    d3 = dl * share
+    d1 = dl - d3
+    s2 = qop_sigma2(eps, d1, d3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
+    if not math.isfinite(s2):
+        raise ValueError(f"QOP calibration undefined for d={d}, m={m}, delta1={d1:g}, delta3={d3:g}: "
+                         "increase m or change the delta split")
+    return m, d1, d3, s2, alpha1
+
+
+def qop(
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, rng: RNGLike = None,
+    m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None,
+    rho: float = 1.0, iterations: int = 1000, solver: str = "stochastic",
+) -> ERMResult:
+    """Quadratic objective perturbation, exact solve: (ε, δ1 + δ3)-DP [paper + reference code].
+
+    1. W = G Gᵀ, G ∈ R^{d×m} i.i.d. N(0, 1) (default m = 2d).
+    2. σ² from :func:`~dpexplore.erm.calibration.qop_sigma2` (ε1 = ε, δ3 = δ·delta3_share, δ1 = δ − δ3).
+    3. Release argmin_{‖θ‖_∞ ≤ κ} Σ½(x_iᵀθ − y_i)² + λ‖θ‖₁ + (σ²/2)(θ − θ̃)ᵀW(θ − θ̃).
+
+    The privacy theorem is for the exact minimiser; the default solver is the reference code's
+    StoTOS with K iterations (as in the paper's experiment), which is *not* exact — use
+    :func:`qop_inexact` for a guarantee with an approximate solver.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    epsilon, delta : float
+    lam : float
+        ℓ1 weight λ.
+    radius : float
+        Box radius κ.
+    anchor : ndarray (d,)
+        θ̃, an approximation of the common minimiser (must not depend on the private data).
+    rng : Generator, int or None
+    m : int, optional
+        Wishart degrees of freedom (≥ d; default 2d).
+    delta3_share : float
+        δ3/δ (default ½ as in the reference experiment).
+    alpha1 : {"reference", "consistent"}
+        See :func:`~dpexplore.erm.calibration.wishart_alpha1`.
+    smoothness : float, optional
+        Public bound L on the per-example smoothness (default max‖x_i‖²).
+    rho : float
+        Hessian-rank bound (1 for least squares).
+    iterations : int
+        Solver iterations K.
+    solver : {"stochastic", "deterministic"}
+
+    Returns
+    -------
+    ERMResult
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data, noisy_anchor
+    >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
+    >>> res = qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=10.0, anchor=noisy_anchor(t, eta=0.1, rng=1), rng=2)
+    >>> res.theta.shape, res.epsilon, res.delta
+    ((5,), 1.0, 0.001)
+    """
+    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
+                                                      iterations)
+    n, d = X.shape
+    anchor = check_vector(anchor, "anchor")
+    if anchor.shape[0] != d:
+        raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
+    m, d1, d3, s2, alpha1 = _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho)
+    gen = as_generator(rng)
+    W = _wishart(d, m, 1, gen)[0]  # step 1
+    ev = np.linalg.eigvalsh(W)
+    step = 1.0 / (n * L + s2 * ev[-1])
+    # step 3: smooth part Σℓ_i + (σ²/2)(θ − θ̃)ᵀW(θ − θ̃) = … + ½θᵀ(σ²W)θ − (σ²Wθ̃)ᵀθ + const
+    res = _solve(X, y, lam=lam, radius=kappa, quad=s2 * W, lin=-s2 * (W @ anchor), clip=None, step=step,
+                 solver=solver, K=K, gen=gen)
+    diag = {"sigma2": s2, "m": m, "alpha": wishart_alpha(d3, d, m), "alpha1": wishart_alpha1(d1, d3, d, m,
+            variant=alpha1), "alpha1_variant": alpha1, "lambda_min": float(ev[0]), "lambda_max": float(ev[-1]),
+            "L": L, "step": step, "solver": solver, "iterations": res.iterations}
+    return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="QOP",
+                     split={"epsilon1": eps, "delta1": d1, "delta3": d3}, diagnostics=diag)
+
+
+def qop_inexact(
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float, eta: float,
+    rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None,
+    alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000,
+    calibration: str = "analytic",
+) -> ERMResult:
+    """QOP with an approximate solve and Gaussian output noise: (ε1 + ε2, δ1 + δ2 + δ3 + δ4)-DP [paper].
+
+    Solves the perturbed problem with the deterministic Davis–Yin solver, then releases
+    θ̂ + N(0, σ̃² I) with σ̃ from :func:`~dpexplore.erm.calibration.qop_output_sigma` (sensitivity
+    ``2(√(2τ/(ασ²)) + βη/α)``).
+
+    ``tau`` (solver suboptimality) and ``eta`` (anchor accuracy, ‖θ̃ − θ*‖ ≤ η) are *declared*
+    bounds that the privacy guarantee relies on; this function cannot certify them. As a check it
+    reports ``diagnostics["solver_residual"]`` (the Davis–Yin fixed-point residual).
+
+    Parameters
+    ----------
+    epsilon1_share : float
+        ε1/ε (the rest, ε2, pays for the output noise).
+    delta_shares : 4 floats summing to 1
+        (δ1, δ2, δ3, δ4)/δ.
+    calibration : {"analytic", "paper"}
+        Output-noise calibration: ``"analytic"`` (default) uses ``dpexplore.core.gaussian_sigma``
+        (valid for every ε2); ``"paper"`` the paper's classic √(2 ln(1.25/δ2))/ε2 formula, which
+        is only proven for ε2 < 1 and is what the utility bounds use.
+    Other parameters as in :func:`qop`.
+
+    Returns
+    -------
+    ERMResult
+        ``diagnostics["output_sigma"]`` is σ̃ and ``diagnostics["theta_solver"]`` the solver's θ̂.
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data
+    >>> X, y, t = interpolation_data(40, 4, xi=1.0, rng=0)
+    >>> r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=t, tau=1e-6, eta=1e-3, rng=0)
+    >>> r.delta == 1e-3 and r.diagnostics["output_sigma"] > 0
+    True
+    """
+    X, y, eps, dl, lam, kappa, L, _, K = _common(X, y, epsilon, delta, lam, radius, smoothness, "deterministic",
+                                                 max_iter)
+    n, d = X.shape
+    anchor = check_vector(anchor, "anchor")
+    if anchor.shape[0] != d:
+        raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
+    tau = check_positive(tau, "tau", allow_zero=True)
+    eta = check_positive(eta, "eta", allow_zero=True)
+    share = check_probability(epsilon1_share, "epsilon1_share", open_low=True, open_high=True)
+    shares = check_vector(delta_shares, "delta_shares")
+    if shares.shape[0] != 4 or np.any(shares <= 0) or abs(shares.sum() - 1) > 1e-9:
+        raise ValueError(f"delta_shares must be 4 numbers > 0 summing to 1; got {list(delta_shares)!r}")
+    calibration = check_choice(calibration, "calibration", ("analytic", "paper"))
+    alpha1 = check_choice(alpha1, "alpha1", ALPHA1_VARIANTS)
+    e1, e2 = eps * share, eps * (1 - share)
+    d1, d2, d3, d4 = (float(v) for v in dl * shares)
+    m = 2 * d if m is None else check_int(m, "m", low=d)
+    rho = check_positive(rho, "rho")
+    s2 = qop_sigma2(e1, d1, d3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
+    if not math.isfinite(s2):
+        raise ValueError(f"QOP calibration undefined for d={d}, m={m}, delta1={d1:g}, delta3={d3:g}")
+    alpha = wishart_alpha(d3, d, m)
+    beta = qop_beta(d3, d4, d, m)
+    sig_out = qop_output_sigma(tau, eta, epsilon2=e2, delta2=d2, alpha=alpha, sigma2=s2, beta=beta,
+                               calibration=calibration)
+    gen = as_generator(rng)
+    W = _wishart(d, m, 1, gen)[0]
+    res = davis_yin(X, y, lam=lam, radius=kappa, quad=s2 * W, lin=-s2 * (W @ anchor), max_iter=K, tol=1e-12)
+    theta_hat = res.theta
+    released = theta_hat + sig_out * gen.standard_normal(d)  # Gaussian output noise
+    diag = {"sigma2": s2, "m": m, "alpha": alpha, "beta": beta, "output_sigma": sig_out, "tau": tau, "eta": eta,
+            "calibration": calibration, "theta_solver": theta_hat, "solver_residual": res.residual,
+            "iterations": res.iterations, "L": L}
+    return ERMResult(theta=released, epsilon=eps, delta=dl, mechanism="QOP (inexact + output noise)",
+                     split={"epsilon1": e1, "epsilon2": e2, "delta1": d1, "delta2": d2, "delta3": d3, "delta4": d4},
+                     diagnostics=diag)
+
+
+def _lop_terms(d, eps, dl, L, zeta, B, gen):
+    """LOP's ridge Δ = 2L/ε and linear noise b ~ N(0, σ_b² I), σ_b = ζ√(8 ln(2/δ) + 4ε)/ε (KST 2012)."""
+    Delta = lop_regularization(eps, L)
+    sig = np.array([lop_noise_scale(eps, dl, z) for z in np.atleast_1d(zeta)])
+    sig = np.broadcast_to(sig, (B,))
+    b = sig[:, None] * gen.standard_normal((B, d))
+    return Delta, sig, b
+
+
+def lop(
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, rng: RNGLike = None,
+    smoothness: float | None = None, grad_bound: float | None = None, iterations: int = 1000,
+    solver: str = "stochastic",
+) -> ERMResult:
+    """Linear objective perturbation (Kifer, Smith & Thakurta 2012): (ε, δ)-DP [standard].
+
+    Release argmin_{‖θ‖_∞ ≤ κ} Σℓ_i + (Δ/2)‖θ‖² + bᵀθ + λ‖θ‖₁ with Δ = 2L/ε, b ~ N(0, σ_b² I),
+    σ_b = ζ√(8 ln(2/δ) + 4ε)/ε and ζ the per-example gradient bound over the box
+    (:func:`~dpexplore.erm.problems.gradient_bound`, which grows linearly with κ).
+
+    Parameters
+    ----------
+    grad_bound : float, optional
+        Public bound ζ (default: the exact box maximum for these rows and labels).
+    Other parameters as in :func:`qop` (no anchor).
+
+    Returns
+    -------
+    ERMResult
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data
+    >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
+    >>> r = lop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, rng=0)
+    >>> r.mechanism, r.theta.shape
+    ('LOP', (5,))
+    """
+    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
+                                                      iterations)
+    n, d = X.shape
+    zeta = gradient_bound(X, y, kappa) if grad_bound is None else check_positive(grad_bound, "grad_bound")
+    gen = as_generator(rng)
+    Delta, sig, b = _lop_terms(d, eps, dl, L, zeta, 1, gen)
+    step = 1.0 / (n * L + Delta)
+    res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b[0], clip=None, step=step, solver=solver, K=K,
+                 gen=gen)
+    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "step": step,
+            "solver": solver, "iterations": res.iterations}
+    return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="LOP", split={"epsilon": eps, "delta": dl},
+                     diagnostics=diag)
+
+
+def lop_clipped(
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, clip: float, rng: RNGLike = None,
+    smoothness: float | None = None, iterations: int = 1000, solver: str = "stochastic",
+) -> ERMResult:
+    """LOP with per-example gradients clipped to norm ζ = ``clip`` (Redberg, Koskela & Wang 2023) [standard].
+
+    Each gradient (x_iᵀθ − y_i)x_i is rescaled to norm ζ when it is longer (to ζ, not to 1 as
+    the reference code does), so the gradient bound holds by construction whatever κ is; for
+    least squares this is LOP on the Huber loss with threshold ζ/‖x_i‖, whose smoothness is still
+    ‖x_i‖². The noise is calibrated to ζ.
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data
+    >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
+    >>> r = lop_clipped(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=100.0, clip=1.0, rng=0)
+    >>> r.diagnostics["grad_bound"]
+    1.0
+    """
+    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
+                                                      iterations)
+    n, d = X.shape
+    zeta = check_positive(clip, "clip")
+    gen = as_generator(rng)
+    Delta, sig, b = _lop_terms(d, eps, dl, L, zeta, 1, gen)
+    step = 1.0 / (n * L + Delta)
+    res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b[0], clip=zeta, step=step, solver=solver, K=K,
+                 gen=gen)
+    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "step": step,
+            "solver": solver, "iterations": res.iterations}
+    return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="clipped LOP",
+                     split={"epsilon": eps, "delta": dl}, diagnostics=diag)
+
+
+@dataclass(frozen=True)
+class MechanismComparison:
+    """Output of :func:`compare_mechanisms`.
+
+    Attributes
+    ----------
+    radii : ndarray (R,)
+    risks : dict name -> ndarray (R, trials)
+        Empirical risk of every run, for "LOP", "clipped LOP", "QOP".
+    mean, lower, upper : dict name -> ndarray (R,)
+        Mean and 95% band over trials.
+    anchor_risk : float
+        Empirical risk of the anchor itself.
+    nonprivate_risk : ndarray (R,)
+        Risk of the non-private constrained LASSO solution at every radius.
+    info : dict
+        σ², LOP's σ_b per radius, Δ, L, ...
+    """
+
+    radii: np.ndarray
+    risks: dict
+    mean: dict
+    lower: dict
+    upper: dict
+    anchor_risk: float
+    nonprivate_risk: np.ndarray
+    info: dict[str, Any]
+
+
+def compare_mechanisms(
+    X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, trials: int = 3,
+    rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
+    smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000, weight_scale: float = 1.0,
+    mechanisms=("LOP", "clipped LOP", "QOP"), nonprivate: bool = True,
+) -> MechanismComparison:
+    """Empirical risk of LOP, clipped LOP and QOP over box radii × trials, in one batched solve each.
+
+    The same randomness and calibration as :func:`lop`, :func:`lop_clipped`, :func:`qop` (with the
+    stochastic solver), but all runs of a mechanism go through one vectorised
+    :func:`~dpexplore.erm.solvers.stochastic_tos` call (the reference comparison, F2).
+
+    Parameters
+    ----------
+    radii : array (R,)
+        Box radii κ.
+    weight_scale : float
+        Multiplies QOP's σ² (1 = the private calibration; < 1 is **not** (ε, δ)-DP at the stated
+        budget — for exploring what QOP's advantage depends on only).
+    mechanisms : tuple of names
+        Subset of ("LOP", "clipped LOP", "QOP").
+    nonprivate : bool
+        Also solve the non-private problem at every radius (deterministic solver); NaN otherwise.
+    Other parameters as in the mechanisms.
+
+    Returns
+    -------
+    MechanismComparison
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data, noisy_anchor
+    >>> X, y, t = interpolation_data(60, 10, xi=5.0, rng=0)
+    >>> c = compare_mechanisms(X, y, radii=[0.1, 100.0], epsilon=0.5, delta=0.01, lam=1.0,
+    ...                        anchor=noisy_anchor(t, eta=0.1, rng=1), clip=100.0, trials=2, rng=0, iterations=300)
+    >>> bool(c.mean["LOP"][1] > 100 * c.mean["QOP"][1])
+    True
+    """
+    X, y, eps, dl, lam, _, L, _, K = _common(X, y, epsilon, delta, lam, 1.0, smoothness, "stochastic", iterations)
+    n, d = X.shape
+    radii = check_vector(radii, "radii")
+    if np.any(radii <= 0):
+        raise ValueError(f"radii must be > 0; got {radii.tolist()!r}")
+    anchor = check_vector(anchor, "anchor")
+    if anchor.shape[0] != d:
+        raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
+    T = check_int(trials, "trials", low=1)
+    zeta_c = check_positive(clip, "clip")
+    ws = check_positive(weight_scale, "weight_scale")
+    for name in mechanisms:
+        check_choice(name, "mechanisms", ("LOP", "clipped LOP", "QOP"))
+    R = radii.shape[0]
+    kap = np.repeat(radii, T)  # run r*T + t has radius radii[r]
+    gens = dict(zip(("LOP", "clipped LOP", "QOP", "nonprivate"), as_generator(rng).spawn(4)))
+    risks: dict[str, np.ndarray] = {}
+    info: dict[str, Any] = {"L": L, "n": n, "d": d}
+    if "LOP" in mechanisms or "clipped LOP" in mechanisms:
+        Delta = lop_regularization(eps, L)
+        info["Delta"] = Delta
+        step = 1.0 / (n * L + Delta)
+        if "LOP" in mechanisms:
+            zetas = np.array([gradient_bound(X, y, k) for k in radii])
+            _, sig, b = _lop_terms(d, eps, dl, L, np.repeat(zetas, T), R * T, gens["LOP"])
+            info["lop_noise_sigma"] = sig[::T].copy()
+            res = stochastic_tos(X, y, lam=lam, radius=kap, step=np.full(R * T, step), iterations=K,
+                                 quad=np.full(R * T, Delta), lin=b, rng=gens["LOP"])
+            risks["LOP"] = empirical_risk(X, y, res.theta).reshape(R, T)
+        if "clipped LOP" in mechanisms:
+            _, sig, b = _lop_terms(d, eps, dl, L, zeta_c, R * T, gens["clipped LOP"])
+            info["clipped_noise_sigma"] = float(sig[0])
+            res = stochastic_tos(X, y, lam=lam, radius=kap, step=np.full(R * T, step), iterations=K,
+                                 quad=np.full(R * T, Delta), lin=b, clip=np.full(R * T, zeta_c),
+                                 rng=gens["clipped LOP"])
+            risks["clipped LOP"] = empirical_risk(X, y, res.theta).reshape(R, T)
+    if "QOP" in mechanisms:
+        m_, d1, d3, s2, a1 = _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho)
+        info.update(sigma2=s2, sigma2_used=s2 * ws, m=m_, delta1=d1, delta3=d3, alpha1_variant=a1)
+        th, ratio = _qop_batch(X, y, L=L, lam=lam, kappa=kap, anchors=np.broadcast_to(anchor, (R * T, d)),
+                               sigma2=np.full(R * T, s2 * ws), m=m_, K=K, gen=gens["QOP"])
+        info["qop_weight_ratio"] = float(np.median(ratio))
+        risks["QOP"] = empirical_risk(X, y, th).reshape(R, T)
+    mean, lower, upper = {}, {}, {}
+    for name, v in risks.items():
+        mean[name], lower[name], upper[name] = mean_confidence_band(v, axis=1)
+    if nonprivate:
+        np_risk = empirical_risk(X, y, davis_yin(X, y, lam=lam, radius=radii, max_iter=4000, tol=1e-9).theta)
+    else:
+        np_risk = np.full(R, np.nan)
+    return MechanismComparison(radii=radii, risks=risks, mean=mean, lower=lower, upper=upper,
+                               anchor_risk=empirical_risk(X, y, anchor), nonprivate_risk=np_risk, info=info)
+
+
+def _qop_batch(X, y, *, L, lam, kappa, anchors, sigma2, m, K, gen):
+    """B QOP runs (one Wishart draw each) in one StoTOS call; returns θ (B, d) and σ²λ_max(W)/(nL)."""
+    n, d = X.shape
+    B = anchors.shape[0]
+    W = _wishart(d, m, B, gen)
+    lmax = np.linalg.eigvalsh(W)[:, -1]
+    s2 = sigma2[:, None, None]
+    res = stochastic_tos(X, y, lam=lam, radius=kappa, step=1.0 / (n * L + sigma2 * lmax), iterations=K,
+                         quad=s2 * W, lin=-sigma2[:, None] * (W @ anchors[:, :, None])[:, :, 0], rng=gen)
+    return res.theta, sigma2 * lmax / (n * L)
+
+
+def qop_risk_sweep(
+    X, y, *, radius: float, anchors, weight_scales, epsilon: float, delta: float, lam: float, trials: int = 3,
+    rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
+    smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000,
+):
+    """QOP's empirical risk for several (anchor, weight scale) configurations × trials, in one batched solve.
+
+    Configuration j uses ``anchors[j]`` and σ² × ``weight_scales[j]`` (1 = the private calibration for
+    (ε, δ); other scales are **not** (ε, δ)-DP — this is for exploring what QOP's advantage depends
+    on). Returns ``(mean, lower, upper, weight_ratio)`` arrays of length J, where ``weight_ratio``
+    is the median σ²λ_max(W)/(nL) of the configuration.
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data
+    >>> X, y, t = interpolation_data(60, 10, xi=5.0, rng=0)
+    >>> mean, lo, hi, ratio = qop_risk_sweep(X, y, radius=10.0, anchors=[t, t + 1.0], weight_scales=[1.0, 1.0],
+    ...                                      epsilon=0.5, delta=0.01, lam=0.0, trials=2, rng=0)
+    >>> bool(mean[0] < mean[1])
+    True
+    """
+    X, y, eps, dl, lam, kappa, L, _, K = _common(X, y, epsilon, delta, lam, radius, smoothness, "stochastic",
+                                                 iterations)
+    n, d = X.shape
+    A = np.asarray(anchors, dtype=float)
+    if A.ndim != 2 or A.shape[1] != d or not np.all(np.isfinite(A)):
+        raise ValueError(f"anchors must be a (J, {d}) array of finite numbers; got shape {A.shape}")
+    ws = check_vector(weight_scales, "weight_scales")
+    if ws.shape[0] != A.shape[0] or np.any(ws <= 0):
+        raise ValueError(f"weight_scales must be {A.shape[0]} numbers > 0; got {ws.tolist()!r}")
+    T = check_int(trials, "trials", low=1)
+    m_, _, _, s2, _ = _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho)
+    J = A.shape[0]
+    th, ratio = _qop_batch(X, y, L=L, lam=lam, kappa=np.full(J * T, kappa), anchors=np.repeat(A, T, axis=0),
+                           sigma2=np.repeat(s2 * ws, T), m=m_, K=K, gen=as_generator(rng))
+    risks = empirical_risk(X, y, th).reshape(J, T)
+    mean, lower, upper = mean_confidence_band(risks, axis=1)
+    return mean, lower, upper, np.median(ratio.reshape(J, T), axis=1)
