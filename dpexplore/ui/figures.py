@@ -99,7 +99,8 @@ def add_measured(
         lo = np.asarray(lower, dtype=float)
         hi = np.asarray(upper, dtype=float)
         ok = np.isfinite(lo) & np.isfinite(hi)
-        if fig.layout.yaxis.type == "log":
+        yaxis = fig.layout.yaxis if row is None else fig.get_subplot(row, col).yaxis
+        if yaxis.type == "log":
             ok &= (lo > 0) & (hi > 0)
         if ok.any():
             xs = np.concatenate([x[ok], x[ok][::-1]])

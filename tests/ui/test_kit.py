@@ -172,3 +172,14 @@ def test_audit_panel_cancel():
     panel._thread.join(5)
     assert panel.report.cancelled and "cancelled" in panel.result.value
     assert not panel.run_button.disabled
+
+
+def test_band_on_a_log_subplot_drops_nonpositive_edges():
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.update_yaxes(type="log", row=1, col=2)
+    F.add_measured(fig, [1, 2, 3], [1.0, 0.5, 0.2], [-0.1, 0.2, 0.1], [2.0, 0.8, 0.3], name="m", color="#000",
+                   row=1, col=2)
+    band = fig.data[0]
+    assert min(band.y) > 0 and len(band.x) == 4  # the point with a negative lower edge is left out
