@@ -44,6 +44,8 @@ def color_for(index: int) -> str:
 
 def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
