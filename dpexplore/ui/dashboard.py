@@ -300,7 +300,10 @@ class Dashboard(widgets.VBox):
         out = self._outputs[name]
         out.clear_output(wait=True)
         with out:
-            fig.show(renderer="plotly_mimetype", config={"displaylogo": False, "responsive": True})
+            # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
+            # (every first draw in Voila) gets a 0-px-high container and stays invisible (measured in
+            # headless Chromium); without it the plot takes the layout's height and the container's width.
+            fig.show(renderer="plotly_mimetype", config={"displaylogo": False})
 
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod

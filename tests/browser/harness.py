@@ -144,7 +144,7 @@ def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
-def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 120.0, settle_ms: int = 1500,
+def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 300.0, settle_ms: int = 1500,
                screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None) -> PageResult:
     """Open ``url``, wait for the dashboard to settle, optionally move a slider; collect failures.
 

@@ -1,0 +1,92 @@
+"""Paper 4: universal shuffle asymptotics (Shvets 2026, arXiv:2602.09029).
+
+n users apply a local randomizer (W_0, W_1) with a finite, full-support output alphabet; a trusted
+shuffler releases only the histogram. This package computes
+
+* the randomizer's constants (Σ_π, the Fisher constant I_π, χ², μ3) — :mod:`.constants`;
+* exact finite-n laws, privacy curves δ(ε)/ε(δ), JSD and trade-off curves — :mod:`.exact`;
+* the asymptotics (JSD ≈ I_π/(8n), GDP μ_n = √(I_π/n), multi-message μ, Chernoff bounds, the
+  Poisson boundary regime) — :mod:`.asymptotics`;
+* published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket) — :mod:`.bounds`;
+* the largest affordable ε0 for a target (ε, δ) under each accounting — :mod:`.solver`.
+"""
+
+from .asymptotics import (
+    chernoff_delta,
+    chernoff_epsilon,
+    gdp_delta_curve,
+    gdp_epsilon_at,
+    gdp_mu,
+    gdp_mu_multi,
+    jsd_asymptotic,
+    jsd_two_term,
+    poisson_delta,
+    poisson_lambda,
+    tradeoff_gdp,
+)
+from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon
+from .constants import (
+    chi_square,
+    fisher_constant,
+    mixture_constant,
+    mixture_constant_closed_form,
+    mu3,
+    sigma_b,
+    sigma_mix,
+    sigma_pi,
+)
+from .exact import (
+    ShuffledPair,
+    exact_delta,
+    exact_epsilon,
+    exact_tradeoff,
+    histogram_law,
+    jsd_exact,
+    likelihood_ratio,
+    shuffled_pair,
+)
+from .randomizers import Randomizer, binary_rr, k_rr, randomizer
+from .solver import ACCOUNTINGS, AffordableEpsilon0, affordable_epsilon0, frequency_variance, shuffled_epsilon
+
+__all__ = [
+    "ACCOUNTINGS",
+    "AffordableEpsilon0",
+    "Randomizer",
+    "ShuffledPair",
+    "affordable_epsilon0",
+    "binary_rr",
+    "blanket_epsilon",
+    "chernoff_delta",
+    "chernoff_epsilon",
+    "chi_square",
+    "exact_delta",
+    "exact_epsilon",
+    "exact_tradeoff",
+    "fisher_constant",
+    "fmt21_epsilon",
+    "fmt_delta",
+    "fmt_epsilon",
+    "frequency_variance",
+    "gdp_delta_curve",
+    "gdp_epsilon_at",
+    "gdp_mu",
+    "gdp_mu_multi",
+    "histogram_law",
+    "jsd_asymptotic",
+    "jsd_exact",
+    "jsd_two_term",
+    "k_rr",
+    "likelihood_ratio",
+    "mixture_constant",
+    "mixture_constant_closed_form",
+    "mu3",
+    "poisson_delta",
+    "poisson_lambda",
+    "randomizer",
+    "shuffled_epsilon",
+    "shuffled_pair",
+    "sigma_b",
+    "sigma_mix",
+    "sigma_pi",
+    "tradeoff_gdp",
+]

@@ -1,0 +1,83 @@
+"""Published comparison bounds for shuffled ε0-LDP reports — worst case over data sets.
+
+* Feldman, McMillan & Talwar 2021 (FOCS, "Hiding among the clones"): closed form (Thm 3.1) and
+  the numerical clone-pair bound; Feldman, McMillan & Talwar 2023 (SODA, "Stronger privacy
+  amplification by shuffling ...") clone pair for randomized response. These live in
+  :mod:`dpexplore.core.shuffle_amplification`; this module re-exports them under paper 4's names.
+* Balle, Bell, Gascón & Nissim 2019 (CRYPTO, "The privacy blanket of the shuffle model") for
+  k-ary randomized response: ε = √(14 log(2/δ)(e^{ε0} + k − 1)/(n − 1)), stated for ε ≤ 1.
+
+Unlike :mod:`.exact`, which is exact for one randomizer and one neighbouring pair, these hold for
+every ε0-LDP randomizer and every pair of neighbouring data sets.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpexplore.core.shuffle_amplification import clone_pair_delta, clone_pair_epsilon, fmt21_closed_form_epsilon
+from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int
+
+__all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_delta", "blanket_epsilon"]
+
+
+def fmt21_epsilon(epsilon0: float, n: int, delta: float) -> float:
+    """FMT 2021 closed-form ε (Thm 3.1; ``dpexplore.core.fmt21_closed_form_epsilon``).
+
+    Returns ε0 where the theorem's condition ε0 ≤ log(n/(16 log(4/δ))) fails.
+
+    Examples
+    --------
+    >>> round(fmt21_epsilon(4.0, 100_000, 1e-6), 4)
+    0.5378
+    """
+    return fmt21_closed_form_epsilon(epsilon0, n, delta)
+
+
+def fmt_epsilon(epsilon0: float, n: int, delta: float, *, variant: str = "fmt21") -> float:
+    """Numerical clone-pair ε(δ): ``variant="fmt21"`` (clones w.p. e^{−ε0}) or ``"fmt23"`` (2/(e^{ε0}+1)).
+
+    Examples
+    --------
+    >>> round(fmt_epsilon(4.0, 100_000, 1e-6), 2)
+    0.17
+    """
+    return clone_pair_epsilon(epsilon0, n, delta, variant=variant)
+
+
+def fmt_delta(epsilon0: float, n: int, epsilon, *, variant: str = "fmt21"):
+    """Numerical clone-pair δ(ε), vectorised over ε.
+
+    Examples
+    --------
+    >>> d = fmt_delta(2.0, 10_000, [0.1, 0.3])
+    >>> bool(d[0] > d[1])
+    True
+    """
+    variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
+    eps = np.asarray(epsilon, dtype=float)
+    out = np.array([clone_pair_delta(epsilon0, n, float(e), variant=variant) for e in eps.ravel()]).reshape(eps.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def blanket_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2) -> float:
+    """Privacy-blanket bound for k-RR (Balle, Bell, Gascón, Nissim 2019, Cor. 5.3.1 form).
+
+    ε = √(14 log(2/δ)(e^{ε0} + k − 1)/(n − 1)). The theorem is stated for ε ≤ 1: outside that
+    range this returns NaN (no guarantee from this bound).
+
+    Examples
+    --------
+    >>> round(blanket_epsilon(1.0, 100_000, 1e-6), 4)
+    0.0869
+    >>> import math; math.isnan(blanket_epsilon(8.0, 1000, 1e-6))
+    True
+    """
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    n = check_int(n, "n", low=2)
+    delta = check_delta(delta)
+    k = check_int(k, "k", low=2)
+    eps = math.sqrt(14.0 * math.log(2.0 / delta) * (math.exp(min(e0, 700.0)) + k - 1) / (n - 1))
+    return eps if eps <= 1.0 else math.nan

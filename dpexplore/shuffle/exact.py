@@ -1,0 +1,555 @@
+"""Exact finite-n laws of the shuffled histogram and their exact privacy curves.
+
+Paper 4 (Shvets 2026), Sections 3 and 6. With n users of whom k hold input 1, the shuffler
+releases the histogram N ~ T_{n,k} = Mult(n − k, W_0) ⊛ Mult(k, W_1). Changing one user's input
+from 0 to 1 gives the neighbouring law T_{n,k+1}. Everything about privacy is in the pair
+
+    Q = T_{n,k},   P = T_{n,k+1},   δ_→(ε) = Σ_N (P − e^ε Q)_+,   δ_←(ε) = Σ_N (Q − e^ε P)_+,
+
+and the two-sided profile is max(δ_→, δ_←).
+
+How the laws are computed exactly
+---------------------------------
+* The histogram grouped by equal ratio W_1(y)/W_0(y) is sufficient for the pair (an output that
+  lands in a group has law W_0(·|group) whatever its input), so binary randomized response and
+  any two-ratio randomizer reduce to **one count**: T_{n,k} = Bin(n − k, w_0) ⊛ Bin(k, w_1),
+  w_b = W_b(high-ratio group); k-RR reduces to a trinomial.
+* Binary case: log-pmfs (log of ``scipy.stats.binom.pmf``, Boost's accurate binomial) on a
+  window of mean ± (14 sd + 14) for each binomial, rescaled by their maximum and convolved
+  directly (``numpy.convolve``: all terms positive, so every entry keeps full *relative*
+  precision; no FFT round-off floor), then returned to logs. Likelihood ratios are differences
+  of logs: no under/overflow at n = 10⁷ and beyond. The binomial mass outside the windows
+  (≈ e^{−98}, computed exactly with ``binom.cdf``/``sf``) and on cells outside the other law's
+  window is added to δ (``lost_p``/``lost_q``), so reported δ values are never below the truth.
+  Direct convolution costs (window of Bin(n − k))·(window of Bin(k)): instant for k = 0 and
+  small k, ≈ 0.1 s for k = n/2 at n = 10⁶.
+* Unbundled multi-message (binary outputs): each user sends m independent messages, all nm are
+  shuffled: T_{n,k} = Bin((n − k)m, w_0) ⊛ Bin(km, w_1).
+* Three or more ratio groups: exact multinomial grids ((n + 1)^{G−1} cells, limited to 4·10⁶).
+
+The privacy curve is evaluated for many ε at once: the support is sorted by the log-likelihood
+ratio, and with tail sums S_P(ε), S_Q(ε) over {log P/Q > ε}, δ_→(ε) = S_P − e^ε S_Q (tails are
+summed from the far end, so small δ keeps its relative accuracy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, signal, special, stats
+
+from dpexplore.core.validation import check_choice, check_delta, check_int
+
+from .constants import _check_randomizer
+from .randomizers import Randomizer
+
+__all__ = [
+    "ShuffledPair",
+    "shuffled_pair",
+    "exact_delta",
+    "exact_epsilon",
+    "jsd_exact",
+    "exact_tradeoff",
+    "histogram_law",
+    "likelihood_ratio",
+    "GRID_CELL_LIMIT",
+]
+
+#: largest multinomial grid (cells) the exact general-alphabet path builds
+GRID_CELL_LIMIT = 4_000_000
+_WIDTH = 14.0  # window half-width in standard deviations (+ the same number of cells)
+_DIRECTIONS = ("max", "forward", "reverse")
+
+
+@dataclass(frozen=True, eq=False)
+class ShuffledPair:
+    """The exact pair Q = T_{n,k}, P = T_{n,k+1} on a common support, ready for privacy curves.
+
+    Attributes
+    ----------
+    randomizer : Randomizer
+    n, k, messages : int
+    logp, logq : ndarray, shape (S,)
+        log P and log Q on the support cells (−inf where a law is negligible / zero).
+    counts : ndarray
+        The support cells: counts of the high-ratio output group (binary case, shape (S,)) or the
+        grouped histograms (shape (S, G)).
+    lost_p, lost_q : float
+        Mass of P and Q outside the support (exact binomial tails; 0 for grids). Added to δ.
+    method : str
+        ``"binomial convolution (log space)"`` or ``"multinomial grid (G groups)"``.
+    """
+
+    randomizer: Randomizer
+    n: int
+    k: int
+    messages: int
+    logp: np.ndarray
+    logq: np.ndarray
+    counts: np.ndarray
+    lost_p: float
+    lost_q: float
+    method: str
+    _s: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        with np.errstate(invalid="ignore"):  # −inf − (−inf) = NaN marks cells neither law reaches
+            lr = self.logp - self.logq
+        keep = ~np.isnan(lr)  # both −inf: a cell neither law reaches
+        lr = lr[keep]
+        p = np.exp(self.logp[keep])
+        q = np.exp(self.logq[keep])
+        order = np.argsort(-lr, kind="stable")
+        lr, p, q = lr[order], p[order], q[order]
+        s = self._s
+        s["lr"] = lr  # descending
+        s["p"], s["q"] = p, q
+        # tail sums over the largest ratios (forward) and the smallest (reverse), summed from the far end
+        s["fP"] = np.concatenate([[0.0], np.cumsum(p)])
+        s["fQ"] = np.concatenate([[0.0], np.cumsum(q)])
+        s["rP"] = np.concatenate([[0.0], np.cumsum(p[::-1])])
+        s["rQ"] = np.concatenate([[0.0], np.cumsum(q[::-1])])
+
+    # -- privacy profile ------------------------------------------------------------------
+    def delta(self, epsilon, direction: str = "max"):
+        """δ(ε) of the pair: ``"forward"`` H(P‖Q), ``"reverse"`` H(Q‖P), or their ``"max"``."""
+        direction = check_choice(direction, "direction", _DIRECTIONS)
+        eps = np.asarray(epsilon, dtype=float)
+        if np.any(~np.isfinite(eps)) or np.any(eps < 0):
+            raise ValueError(f"epsilon must be a finite number >= 0 (or an array of them); got {epsilon!r}")
+        s = self._s
+        lr = s["lr"]
+        e = np.exp(np.minimum(eps, 700.0))
+        out = np.zeros_like(eps)
+        if direction in ("forward", "max"):
+            j = np.searchsorted(-lr, -eps, side="left")  # cells with log P/Q > ε
+            fq = s["fQ"][j]
+            d = s["fP"][j] - np.where(fq > 0, e * fq, 0.0)
+            out = np.maximum(out, np.maximum(d, 0.0) + self.lost_p)
+        if direction in ("reverse", "max"):
+            j = np.searchsorted(lr[::-1], -eps, side="left")  # cells with log P/Q < −ε
+            rp = s["rP"][j]
+            d = s["rQ"][j] - np.where(rp > 0, e * rp, 0.0)
+            out = np.maximum(out, np.maximum(d, 0.0) + self.lost_q)
+        out = np.minimum(out, 1.0)
+        return float(out) if out.ndim == 0 else out
+
+    def epsilon(self, delta: float, direction: str = "max") -> float:
+        """The smallest ε ≥ 0 with δ(ε) ≤ ``delta`` (``inf`` if no finite ε reaches it)."""
+        delta = check_delta(delta)
+        direction = check_choice(direction, "direction", _DIRECTIONS)
+        if direction == "max":
+            return max(self.epsilon(delta, "forward"), self.epsilon(delta, "reverse"))
+        f = lambda e: self.delta(e, direction) - delta  # noqa: E731
+        if f(0.0) <= 0:
+            return 0.0
+        lr = self._s["lr"]
+        fin = lr[np.isfinite(lr)]
+        hi = float(np.max(np.abs(fin))) + 1e-9 if fin.size else 1.0
+        if f(hi) > 0:
+            return math.inf
+        return float(optimize.brentq(f, 0.0, hi, xtol=1e-13, rtol=1e-12))
+
+    def jsd(self) -> float:
+        """Jensen–Shannon divergence (natural log) between P and Q, summed cell by cell.
+
+        Each cell contributes ½[p f(t) + q f(−t)], t = log p/q, f(t) = log(2/(1 + e^{−t})),
+        with f written as −log1p(expm1(−t)/2) for |t| ≤ 1 (no cancellation at small t).
+        """
+        s = self._s
+        t, p, q = s["lr"], s["p"], s["q"]
+
+        def f(x):
+            small = np.abs(x) <= 1.0
+            out = np.empty_like(x)
+            out[small] = -np.log1p(np.expm1(-x[small]) / 2.0)
+            big = ~small
+            out[big] = math.log(2.0) - np.logaddexp(0.0, -x[big])
+            return out
+
+        fin = np.isfinite(t)
+        val = 0.5 * np.sum(p[fin] * f(t[fin]) + q[fin] * f(-t[fin]))
+        val += 0.5 * math.log(2.0) * (np.sum(p[t == np.inf]) + np.sum(q[t == -np.inf]))
+        return float(val)
+
+    def tradeoff(self, alpha) -> np.ndarray:
+        """Exact trade-off curve β(α) for testing Q = T_{n,k} against P = T_{n,k+1}.
+
+        Neyman–Pearson: reject Q for large log P/Q (randomising on ties), so the curve is the
+        piecewise-linear interpolation of (Q(lr > t), 1 − P(lr > t)).
+        """
+        a = np.asarray(alpha, dtype=float)
+        if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
+            raise ValueError(f"alpha must be a number (or array of numbers) in [0, 1]; got {alpha!r}")
+        s = self._s
+        total_q = s["fQ"][-1]
+        beta = np.interp(a * total_q, s["fQ"], 1.0 - s["fP"] / s["fP"][-1])
+        return np.clip(beta, 0.0, 1.0)
+
+
+# -- law builders --------------------------------------------------------------------------
+def _binom_window(N: int, w: float) -> tuple[int, np.ndarray, float]:
+    """log Bin(x; N, w) on x ∈ [lo, hi] (mean ± (14 sd + 14)), and the exact mass left outside."""
+    if N == 0:
+        return 0, np.zeros(1), 0.0
+    mean = N * w
+    sd = math.sqrt(N * w * (1.0 - w))
+    lo = max(0, int(math.floor(mean - _WIDTH * sd - _WIDTH)))
+    hi = min(N, int(math.ceil(mean + _WIDTH * sd + _WIDTH)))
+    x = np.arange(lo, hi + 1)
+    # scipy's binom.pmf (Boost) keeps ~1e-15 relative accuracy at n = 1e8, while logpmf's
+    # log-gamma differences lose ~1e-9 at n = 1e7; logpmf only where pmf underflows (< 1e-308)
+    pm = stats.binom.pmf(x, N, w)
+    lp = np.empty(pm.shape)
+    pos = pm > 0
+    lp[pos] = np.log(pm[pos])
+    lp[~pos] = stats.binom.logpmf(x[~pos], N, w)
+    lost = (float(stats.binom.cdf(lo - 1, N, w)) if lo > 0 else 0.0) + (
+        float(stats.binom.sf(hi, N, w)) if hi < N else 0.0)
+    return lo, lp, lost
+
+
+def _conv_binom(n0: int, w0: float, n1: int, w1: float) -> tuple[int, np.ndarray, float]:
+    """log of Bin(n0, w0) ⊛ Bin(n1, w1) on its window.
+
+    Short windows: direct convolution of the max-rescaled pmfs (all terms positive: full relative
+    precision). Long × long (k ≈ n/2 at n ≥ 10⁶): exponentially tilted FFT convolutions, see
+    :func:`_tilted_fft_logconv`.
+    """
+    a_lo, a, la = _binom_window(n0, w0)
+    b_lo, b, lb = _binom_window(n1, w1)
+    if a.size * b.size <= _DIRECT_LIMIT:
+        ma, mb = float(a.max()), float(b.max())
+        c = np.convolve(np.exp(a - ma), np.exp(b - mb))
+        with np.errstate(divide="ignore"):  # entries below 1e-308 of the peak are treated as zero mass
+            lc = np.log(c) + ma + mb
+    else:
+        mean = n0 * w0 + n1 * w1 - (a_lo + b_lo)
+        var = n0 * w0 * (1 - w0) + n1 * w1 * (1 - w1)
+        lc = _tilted_fft_logconv(a, b, mean, var)
+    return a_lo + b_lo, lc, la + lb
+
+
+_DIRECT_LIMIT = 4_000_000  # cells × cells above which the tilted FFT is used
+
+
+def _tilted_fft_logconv(a: np.ndarray, b: np.ndarray, mean: float, var: float) -> np.ndarray:
+    """log(exp(a) ⊛ exp(b)) for long log-concave sequences, with relative accuracy in the tails.
+
+    An FFT convolution is accurate only to ~1e-13 of its peak. Tilting both inputs by e^{θx}
+    tilts the output by the same e^{θx} (conv(a e^{θ·}, b e^{θ·}) = conv(a, b) e^{θ·}) and moves
+    its peak to ≈ mean + θ·var; with tilts placing the peak every 2 sd across the window, each
+    output cell is read from the tilt in which it is closest to the peak (well conditioned).
+    """
+    out_len = a.size + b.size - 1
+    x_out = np.arange(out_len)
+    sd = math.sqrt(var)
+    best = np.full(out_len, -np.inf)
+    best_rel = np.full(out_len, -np.inf)
+    xa, xb = np.arange(a.size), np.arange(b.size)
+    for j in np.arange(-_WIDTH - 2, _WIDTH + 2.1, 2.0):
+        theta = j / sd  # peak of the tilted Gaussian approximation at mean + j·sd
+        ta, tb = a + theta * xa, b + theta * xb
+        ma, mb = float(ta.max()), float(tb.max())
+        c = signal.fftconvolve(np.exp(ta - ma), np.exp(tb - mb))
+        c_max = float(c.max())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.log(np.maximum(c, 0.0) / c_max)  # log of the value relative to this tilt's peak
+            val = np.log(np.maximum(c, 0.0)) + ma + mb - theta * x_out
+        take = rel > best_rel
+        best[take], best_rel[take] = val[take], rel[take]
+    best[best_rel < math.log(1e-12)] = -np.inf  # not reliably resolved by any tilt: zero mass (see lost)
+    return best
+
+
+def _align(lo1: int, l1: np.ndarray, lo2: int, l2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lo, hi = min(lo1, lo2), max(lo1 + l1.size, lo2 + l2.size)
+    o1 = np.full(hi - lo, -np.inf)
+    o2 = np.full(hi - lo, -np.inf)
+    o1[lo1 - lo: lo1 - lo + l1.size] = l1
+    o2[lo2 - lo: lo2 - lo + l2.size] = l2
+    return np.arange(lo, hi), o1, o2
+
+
+def _compositions(total: int, parts: int):
+    if parts == 1:
+        yield (total,)
+        return
+    for i in range(total + 1):
+        for rest in _compositions(total - i, parts - 1):
+            yield (i, *rest)
+
+
+def _mult_grid(N: int, W: np.ndarray) -> np.ndarray:
+    """Mult(N, W) as a dense array over the first G − 1 counts (0 outside the simplex)."""
+    G = W.size
+    lgam = special.gammaln(np.arange(N + 1) + 1.0)  # lgam[x] = log x!
+    logw = np.log(W)
+    axes = np.meshgrid(*([np.arange(N + 1)] * (G - 1)), indexing="ij")
+    last = N - sum(axes)
+    valid = last >= 0
+    lastc = np.where(valid, last, 0)
+    logp = lgam[N] + lastc * logw[-1] - lgam[lastc]
+    for g, ax in enumerate(axes):
+        logp += ax * logw[g] - lgam[ax]
+    out = np.zeros(valid.shape)
+    out[valid] = np.exp(logp[valid])
+    return out
+
+
+def _grid_law(n: int, k: int, W0: np.ndarray, W1: np.ndarray) -> np.ndarray:
+    """T_{n,k} = Mult(n − k, W0) ⊛ Mult(k, W1) on the dense (n + 1)^{G−1} grid."""
+    G = W0.size
+    base = _mult_grid(n - k, W0)
+    out = np.zeros((n + 1,) * (G - 1))
+    for J in _compositions(k, G):
+        logw = special.gammaln(k + 1) + sum(special.xlogy(j, W1[g]) - special.gammaln(j + 1) for g, j in enumerate(J))
+        sl = tuple(slice(j, j + n - k + 1) for j in J[:-1])
+        out[sl] += math.exp(logw) * base
+    return out
+
+
+def _grid_counts(n: int, G: int) -> tuple[np.ndarray, np.ndarray]:
+    axes = np.meshgrid(*([np.arange(n + 1)] * (G - 1)), indexing="ij")
+    last = n - sum(axes)
+    valid = (last >= 0).ravel()
+    counts = np.stack([a.ravel() for a in axes] + [last.ravel()], axis=1)
+    return counts, valid
+
+
+def _check_grid(n: int, k: int, G: int) -> None:
+    cells = (n + 1) ** (G - 1)
+    work = cells * math.comb(k + 1 + G - 1, G - 1)
+    if cells > GRID_CELL_LIMIT or work > 25 * GRID_CELL_LIMIT:
+        raise ValueError(
+            f"n must be small enough for an exact multinomial grid with {G} ratio groups "
+            f"((n + 1)^{G - 1} <= {GRID_CELL_LIMIT} cells and k small); got n={n}, k={k}. "
+            "Use the GDP approximation or the Chernoff bound for larger n."
+        )
+
+
+_CACHE: OrderedDict = OrderedDict()
+
+
+def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int = 1) -> ShuffledPair:
+    """Build the exact pair (T_{n,k}, T_{n,k+1}) of the shuffled histogram.
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+    n : int
+        Number of users, ≥ 2 (≥ 1 for k = 0).
+    k : int
+        Users holding input 1 in the smaller data set, 0 ≤ k ≤ n − 1 (k = 0: the canonical pair,
+        the worst case for binary RR).
+    messages : int
+        Unbundled messages per user (m ≥ 1); m > 1 needs binary outputs (two ratio groups).
+
+    Returns
+    -------
+    ShuffledPair
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> pair = shuffled_pair(binary_rr(1.0), 1000)
+    >>> round(pair.epsilon(1e-6), 4)
+    0.1266
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=1)
+    k = check_int(k, "k", low=0, high=n - 1)
+    m = check_int(messages, "messages", low=1, high=10_000)
+    key = (R.W0.tobytes(), R.W1.tobytes(), n, k, m)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    Rg = R.grouped()
+    G = Rg.K
+    if G == 2:
+        w0, w1 = float(Rg.W0[1]), float(Rg.W1[1])  # group 1: the high-ratio outputs
+        if max(n * m, 1) > 10**10:
+            raise ValueError(f"n * messages must be <= 1e10 for the exact curve; got {n * m}")
+        q_lo, lq, lost_q = _conv_binom((n - k) * m, w0, k * m, w1)  # T_{n,k}
+        p_lo, lp, lost_p = _conv_binom((n - k - 1) * m, w0, (k + 1) * m, w1)  # T_{n,k+1}
+        counts, logp, logq = _align(p_lo, lp, q_lo, lq)
+        # both laws have full support on {0..N}: a cell where one is −inf lies outside the other's window
+        # (or underflowed): keep the common cells and count the rest as lost mass (added to δ)
+        both = np.isfinite(logp) & np.isfinite(logq)
+        lost_p += float(np.exp(logp[~both]).sum())
+        lost_q += float(np.exp(logq[~both]).sum())
+        counts, logp, logq = counts[both], logp[both], logq[both]
+        method = "binomial convolution (log space)"
+    else:
+        if m != 1:
+            raise ValueError(
+                f"messages must be 1 for randomizers with more than two likelihood-ratio groups (exact multi-message "
+                f"curves are implemented for binary outputs); got messages={m} with {G} groups"
+            )
+        _check_grid(n, k, G)
+        counts, valid = _grid_counts(n, G)
+        counts = counts[valid]
+        Q = _grid_law(n, k, Rg.W0, Rg.W1).ravel()[valid]
+        with np.errstate(divide="ignore"):  # cells below 1e-308 carry no mass that matters
+            logq = np.log(Q)
+            if k == 0:  # canonical pair: P = Q · L with L = (1/n) Σ_g N_g W_1(g)/W_0(g) (= 1 + U_n)
+                logp = logq + np.log(counts @ Rg.ratio / n)
+            else:
+                logp = np.log(_grid_law(n, k + 1, Rg.W0, Rg.W1).ravel()[valid])
+        lost_p = lost_q = 0.0
+        method = f"multinomial grid ({G} groups)"
+    pair = ShuffledPair(R, n, k, m, logp, logq, counts, lost_p, lost_q, method)
+    _CACHE[key] = pair
+    while len(_CACHE) > 24:
+        _CACHE.popitem(last=False)
+    return pair
+
+
+def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int = 0, messages: int = 1,
+                direction: str = "max"):
+    """Exact δ(ε) of the shuffled histogram for one neighbouring pair (T_{n,k}, T_{n,k+1}).
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+    n : int
+        Number of users.
+    epsilon : float or array_like
+        ε ≥ 0.
+    k : int
+        Users with input 1 in the smaller data set (default 0, the canonical pair).
+    messages : int
+        Unbundled messages per user (binary outputs).
+    direction : {"max", "forward", "reverse"}
+        Two-sided maximum (default), H_{e^ε}(T_{n,k+1} ‖ T_{n,k}) or H_{e^ε}(T_{n,k} ‖ T_{n,k+1}).
+
+    Returns
+    -------
+    float or ndarray
+        Exact δ (plus a ≈ 1e-40 window-truncation term that keeps it an upper bound).
+
+    References
+    ----------
+    Shvets (2026), arXiv:2602.09029, exact finite-n curves for binary outputs.
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> d = exact_delta(binary_rr(1.0), 1000, [0.1, 0.2])
+    >>> bool(d[0] > d[1] > 0)
+    True
+    """
+    return shuffled_pair(randomizer, n, k=k, messages=messages).delta(epsilon, direction)
+
+
+def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int = 0, messages: int = 1,
+                  direction: str = "max") -> float:
+    """Exact ε(δ) of the shuffled histogram (two-sided maximum by default).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> round(exact_epsilon(binary_rr(4.0), 100_000, 1e-6), 4)
+    0.0847
+    """
+    return shuffled_pair(randomizer, n, k=k, messages=messages).epsilon(delta, direction)
+
+
+def jsd_exact(randomizer: Randomizer, n: int, *, k: int = 0) -> float:
+    """Exact JSD(T_{n,k} ‖ T_{n,k+1}) (natural log).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> f"{jsd_exact(binary_rr(1.0), 100):.6e}"
+    '1.363200e-03'
+    """
+    return shuffled_pair(randomizer, n, k=k).jsd()
+
+
+def exact_tradeoff(randomizer: Randomizer, n: int, alpha, *, k: int = 0, messages: int = 1) -> np.ndarray:
+    """Exact trade-off function α ↦ β of testing T_{n,k} against T_{n,k+1}.
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> b = exact_tradeoff(binary_rr(1.0), 1000, [0.0, 0.05, 1.0])
+    >>> bool(b[0] > b[1] > b[2] - 1e-12)
+    True
+    """
+    return shuffled_pair(randomizer, n, k=k, messages=messages).tradeoff(alpha)
+
+
+def histogram_law(randomizer: Randomizer, n: int, *, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The full (ungrouped) law T_{n,k} of the histogram N ∈ {0..n}^K, by exact enumeration.
+
+    Returns
+    -------
+    counts : ndarray, shape (S, K)
+        Every histogram with Σ_y N_y = n.
+    pmf : ndarray, shape (S,)
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import k_rr
+    >>> counts, pmf = histogram_law(k_rr(1.0, 3), 5, k=2)
+    >>> counts.shape, round(float(pmf.sum()), 12)
+    ((21, 3), 1.0)
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=1)
+    k = check_int(k, "k", low=0, high=n)
+    _check_grid(n, max(k - 1, 0), R.K)
+    law = _grid_law(n, k, R.W0, R.W1).ravel()
+    counts, valid = _grid_counts(n, R.K)
+    return counts[valid], law[valid]
+
+
+def likelihood_ratio(randomizer: Randomizer, n: int, counts, *, k: int = 0) -> np.ndarray:
+    """L_{n,k}(N) = T_{n,k+1}(N)/T_{n,k}(N) from the paper's identities (not from the laws).
+
+    * k = 0 (canonical pair): L = (1/n) Σ_y N_y W_1(y)/W_0(y) = 1 + U_n, with U_n the mean of the
+      score increments ξ(Y_i) = W_1(Y_i)/W_0(Y_i) − 1.
+    * k ≥ 1: L = 1 + (1/(n − k)) Σ_y ξ(y) E[N⁽⁰⁾_y | N], with N⁽⁰⁾ the histogram of the input-0
+      users; the conditional expectation is evaluated exactly by summing over the split
+      N = N⁽⁰⁾ + N⁽¹⁾ (small k).
+
+    Parameters
+    ----------
+    counts : array_like, shape (S, K)
+        Histograms (rows summing to n).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> likelihood_ratio(binary_rr(1.0), 4, [[4, 0], [2, 2]]).round(4).tolist()
+    [0.3679, 1.5431]
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=1)
+    k = check_int(k, "k", low=0, high=n - 1)
+    N = np.asarray(counts, dtype=float)
+    if N.ndim != 2 or N.shape[1] != R.K or np.any(N < 0) or np.any(np.abs(N.sum(axis=1) - n) > 1e-9):
+        raise ValueError(f"counts must be an array of shape (S, {R.K}) of histograms with rows summing to n={n}")
+    if k == 0:
+        return N @ R.ratio / n
+    # E[N0 | N] = Σ_J (N − J) Mult(k, W1)(J) Mult(n − k, W0)(N − J) / Σ_J (same weights)
+    num = np.zeros(N.shape)
+    den = np.zeros(N.shape[0])
+    for J in _compositions(k, R.K):
+        Ja = np.asarray(J, dtype=float)
+        rest = N - Ja
+        ok = np.all(rest >= 0, axis=1)
+        lw = special.gammaln(k + 1) + np.sum(special.xlogy(Ja, R.W1) - special.gammaln(Ja + 1))
+        r = np.maximum(rest, 0)
+        lb = special.gammaln(n - k + 1) + np.sum(special.xlogy(r, R.W0) - special.gammaln(r + 1), axis=1)
+        w = np.where(ok, np.exp(lw + lb), 0.0)
+        num += w[:, None] * rest * ok[:, None]
+        den += w
+    e_n0 = num / den[:, None]
+    return 1.0 + (e_n0 @ R.xi) / (n - k)
+
+

@@ -1,0 +1,82 @@
+"""The paper-4 dashboard without a kernel: panels draw, the first slider moves a curve, errors show."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpexplore.ui.shuffle import ShuffleAsymptoticsDashboard, gdp_error_sweep
+
+
+@pytest.fixture(scope="module")
+def board():
+    return ShuffleAsymptoticsDashboard(query_string="n=2000")
+
+
+def _ys(fig):
+    return [np.asarray(t.y, dtype=float) for t in fig.data if t.y is not None and t.type == "scatter"]
+
+
+def test_builds_and_draws_every_panel(board):
+    assert not board.errors
+    assert set(board.figures) == {p.name for p in board.panels}
+    names = " | ".join(t.name for t in board.figures["curve"].data)
+    for word in ("[exact", "[approximation", "[bound"):
+        assert word in names
+    assert "FMT21 clones" in names and "Chernoff" in names
+    assert board.figures["solver"].data[0].type == "table"
+    assert "not cryptographically secure" in board.children[-1].value
+
+
+def test_first_slider_one_step_changes_a_curve(board):
+    first = board.controls[0]
+    assert first.name == "epsilon0" and first.kind == "log"
+    before = _ys(board.figures["curve"])
+    w = board.widgets["epsilon0"]
+    w.value = 10 ** (math.log10(w.value) + first.step)
+    after = _ys(board.figures["curve"])
+    assert any(a.shape != b.shape or not np.allclose(a, b, equal_nan=True) for a, b in zip(before, after))
+
+
+def test_reproduce_snippet_runs_and_matches(board):
+    p = board.params()
+    code = board.reproduce(p)
+    ns: dict = {}
+    exec(code, ns)  # the snippet is real library code
+    from dpexplore.shuffle import binary_rr, exact_epsilon
+
+    assert "exact_epsilon(R, 2000" in code
+    assert ns["R"].W0 == pytest.approx(binary_rr(p["epsilon0"]).W0)
+    assert exact_epsilon(ns["R"], 2000, p["delta"]) > 0
+
+
+def test_krr_small_and_large_n_and_pi():
+    d = ShuffleAsymptoticsDashboard(query_string="family=krr&alphabet=5&n=300&pi=0.05")
+    assert not d.errors
+    assert any("exact" in t.name for t in d.figures["curve"].data)
+    d.set_params(n=50_000)
+    assert not d.errors
+    notes = " ".join(a.text for a in d.figures["curve"].layout.annotations)
+    assert "exact k-RR curve drawn only while" in notes
+    assert not any(t.name.startswith("exact") for t in d.figures["curve"].data)
+    names = " ".join(t.name for t in d.figures["tradeoff"].data)
+    assert "mixture μ_mix" in names  # π > 0 shows the optimistic mixture curve
+
+
+def test_large_n_binary_stays_bounded(board):
+    import time
+
+    t0 = time.process_time()
+    board.set_params(n=10**6)
+    cpu = time.process_time() - t0
+    assert not board.errors
+    assert cpu < 20  # generous: ≈ 2 s of CPU on the shared 2-core machine; guards against a blow-up
+
+
+def test_gdp_error_sweep_shape():
+    ns = np.array([100, 10_000, 1_000_000])
+    err = gdp_error_sweep(1.0, ns)
+    assert err[0] > err[1] > err[2] > 0
+    path = gdp_error_sweep(1.0, ns, a=0.05)
+    assert math.isnan(path[0]) or path[0] > 0
+    assert path[2] > 10 * err[2]  # on the boundary path the error does not vanish
