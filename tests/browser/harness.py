@@ -198,6 +198,12 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
             res.failures.append(f"widgets/plots did not settle within {timeout:.0f} s")
         res.timings["settled_s"] = since - t0
         res.plots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot .main-svg').length")
+        # a plot can be in the DOM yet invisible (a 0-px-high container): every plot must have a real size
+        tiny = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+            .map(e => e.getBoundingClientRect()).filter(r => r.height < 50 || r.width < 50)
+            .map(r => Math.round(r.width) + 'x' + Math.round(r.height))""")
+        if tiny:
+            res.failures.append(f"{len(tiny)} plot(s) rendered with no visible size: {tiny[:5]}")
         if res.plots < min_plots:
             res.failures.append(f"expected at least {min_plots} plotly plot(s), found {res.plots}")
         if pre_actions is not None and not res.failures:
