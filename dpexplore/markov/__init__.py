@@ -12,7 +12,8 @@ follow the paper's description where it is specific and ``papers/3-markov-trajec
 Modules: :mod:`.chains` (chain type, built-in chains, parser, simulation), :mod:`.distances`
 (−log P graph, shortest paths, most likely paths), :mod:`.mechanisms` (Mechanism 1, the baseline,
 online and batch, exact step kernels), :mod:`.analysis` (pair chain, exact tails, entropy, drift),
-:mod:`.loaders` (Wikispeedia).
+:mod:`.loaders` (Wikispeedia), :mod:`.audit` (worst neighbouring trajectories, exact and statistical
+privacy audits, deliberately broken variants for teaching).
 """
 
 from .analysis import (

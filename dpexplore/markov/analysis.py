@@ -19,9 +19,16 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
-from dpexplore.core.validation import check_int, check_positive, check_real
+from dpexplore.core.validation import check_int, check_positive
 
-from .chains import as_chain, check_irreducible, entropy_rate, stationary_distribution
+from .chains import (
+    as_chain,
+    check_distance_matrix,
+    check_irreducible,
+    check_states,
+    entropy_rate,
+    stationary_distribution,
+)
 from .mechanisms import StepKernel
 
 __all__ = [
@@ -37,6 +44,29 @@ __all__ = [
     "typical_fraction",
     "empirical_tail",
 ]
+
+
+def _check_reals(value, name: str, *, low: float | None = None, high: float | None = None,
+                 ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+    """A non-empty finite float array (1-d rows promoted to 2-d when 2-d is accepted) within [low, high]."""
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be a rectangular array of real numbers") from None
+    if arr.ndim not in ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty {' or '.join(f'{k}-d' for k in ndim)} array; got shape "
+                         f"{arr.shape}")
+    bad = ~np.isfinite(arr)
+    if low is not None:
+        bad |= arr < low
+    if high is not None:
+        bad |= arr > high
+    if np.any(bad):
+        rng = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+        raise ValueError(f"{name} must contain finite numbers in {rng}; got {arr[bad].flat[0]}")
+    return np.atleast_2d(arr) if 2 in ndim else arr
 
 
 def _check_kernel(chain, kernel) -> tuple:
@@ -212,9 +242,7 @@ def analyze(chain, kernel: StepKernel, d: np.ndarray) -> PairChainAnalysis:
     (True, True)
     """
     c, kernel = _check_kernel(chain, kernel)
-    d = np.asarray(d, dtype=float)
-    if d.shape != (c.n, c.n):
-        raise ValueError(f"d must have shape {(c.n, c.n)}; got {d.shape}")
+    d = check_distance_matrix(d, c.n)
     pi = pair_stationary(c, kernel)
     h, w, g = _step_tables(c, kernel, d)
     errors = d.T.copy()  # errors[s, a] = d(a, s)
@@ -284,6 +312,7 @@ def time_profile(chain, kernel: StepKernel, d: np.ndarray, length: int, *, v=Non
     c, kernel = _check_kernel(chain, kernel)
     T = check_int(length, "length", low=1)
     n = c.n
+    d = check_distance_matrix(d, n)
     vv = np.linspace(0.0, float(np.max(d)), 50) if v is None else np.asarray(v, dtype=float).ravel()
     errors = d.T  # [s, a]
     # P(e_t >= v) from suffix sums of the pair law sorted by error (positive sums: accurate for tiny tails)
@@ -353,8 +382,8 @@ def word_distribution(kernel: StepKernel, trajectory) -> np.ndarray:
     """
     if not isinstance(kernel, StepKernel):
         raise TypeError(f"kernel must be a StepKernel; got {type(kernel).__name__}")
-    traj = np.asarray(trajectory, dtype=np.int64).ravel()
     n = kernel.n
+    traj = check_states(trajectory, "trajectory", n)
     if n ** traj.size > 10**6:
         raise ValueError(f"word_distribution enumerates n^T = {n}^{traj.size} words; keep it at most 10^6")
     M = kernel.dense()
@@ -374,7 +403,7 @@ def running_entropy(step_log_probs) -> np.ndarray:
     >>> running_entropy([[-1.0, -3.0]]).tolist()
     [[1.0, 2.0]]
     """
-    lp = np.atleast_2d(np.asarray(step_log_probs, dtype=float))
+    lp = _check_reals(step_log_probs, "step_log_probs", high=0.0)
     return -np.cumsum(lp, axis=1) / np.arange(1, lp.shape[1] + 1)
 
 
@@ -393,9 +422,7 @@ def word_entropy(chain, states) -> np.ndarray:
     True
     """
     c = as_chain(chain)
-    s = np.atleast_2d(np.asarray(states, dtype=np.int64))
-    if s.shape[1] < 2:
-        raise ValueError("word_entropy needs words of length >= 2")
+    s = np.atleast_2d(check_states(states, "states", c.n, ndim=(1, 2), min_length=2))
     p = c.P[s[:, :-1], s[:, 1:]]
     if np.any(p <= 0):
         raise ValueError("a word contains a transition with probability 0 under the chain (not a feasible word)")
@@ -427,8 +454,7 @@ def empirical_tail(errors, v) -> np.ndarray:
     >>> empirical_tail([[0.0, 1.0, 2.0, 3.0]], [1.0, 2.5]).tolist()
     [[0.75, 0.25]]
     """
-    e = np.atleast_2d(np.asarray(errors, dtype=float))
-    vv = np.atleast_1d(np.asarray(v, dtype=float))
-    check_real(float(vv.min()), "v", low=0.0)
+    e = _check_reals(errors, "errors", low=0.0)
+    vv = _check_reals(v, "v", low=0.0, ndim=(0, 1)).ravel()
     return np.stack([(e >= x - 1e-9 * max(1.0, abs(x))).mean(axis=1) for x in vv], axis=1)
 

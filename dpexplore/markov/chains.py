@@ -35,6 +35,8 @@ __all__ = [
     "parse_matrix",
     "simulate",
     "MAX_PASTED_STATES",
+    "check_states",
+    "check_distance_matrix",
 ]
 
 #: Largest matrix :func:`parse_matrix` accepts by default (the dashboard's bound).
@@ -121,7 +123,7 @@ class MarkovChain:
         if self.initial is not None:
             return self.initial
         if self.is_irreducible:
-            return stationary_distribution(self.P)
+            return stationary_distribution(self)
         return np.full(self.n, 1.0 / self.n)
 
     def __repr__(self) -> str:
@@ -140,7 +142,7 @@ def as_chain(chain, name: str = "chain") -> MarkovChain:
         return chain
     if isinstance(chain, (str, bytes)) or chain is None:
         raise TypeError(f"{name} must be a MarkovChain or a row-stochastic 2-d array; got {type(chain).__name__}")
-    return MarkovChain(chain)
+    return MarkovChain(check_stochastic_matrix(chain, name))  # errors name the caller's parameter
 
 
 def check_irreducible(chain) -> MarkovChain:
@@ -182,7 +184,7 @@ def stationary_distribution(chain) -> np.ndarray:
     >>> stationary_distribution([[0.9, 0.1], [0.5, 0.5]]).round(6).tolist()
     [0.833333, 0.166667]
     """
-    P = chain.P if isinstance(chain, MarkovChain) else check_stochastic_matrix(chain, "P")
+    P = check_irreducible(chain).P  # unique only for an irreducible chain (the message names the pair)
     n = P.shape[0]
     A = P.T - np.eye(n)
     A[-1, :] = 1.0  # replace one (redundant) balance equation by the normalisation
@@ -207,6 +209,72 @@ def entropy_rate(chain) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):  # 0 log 0 = 0: masked by np.where
         plogp = np.where(P > 0, P * np.log(np.where(P > 0, P, 1.0)), 0.0)
     return float(-(mu @ plogp.sum(axis=1)))
+
+
+# -- validation of state sequences and distance matrices (shared by the package) --------------------
+
+
+def check_states(value, name: str, n: int, *, ndim: tuple[int, ...] = (1,), min_length: int = 1) -> np.ndarray:
+    """Validate an array of state indices in [0, n − 1] (a trajectory, or a batch of them).
+
+    Integers, or floats that are whole numbers; ``ndim`` lists the accepted dimensions; the last
+    axis (time) needs at least ``min_length`` entries. Errors name ``name``, the range and the value.
+
+    Examples
+    --------
+    >>> check_states([0, 2, 1], "trajectory", 3).tolist()
+    [0, 2, 1]
+    >>> check_states([0, 3], "trajectory", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: trajectory must contain state indices in [0, 2]; got 3
+    """
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise TypeError(f"{name} must be an array of integer state indices; got {type(value).__name__}")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array of state indices; got {exc}") from None
+    if arr.dtype.kind == "f":
+        if not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+            raise TypeError(f"{name} must contain integer state indices; got non-integer or non-finite values")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "b" or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be an array of integer state indices; got dtype {arr.dtype}")
+    if arr.ndim not in ndim:
+        raise ValueError(f"{name} must be a {' or '.join(f'{k}-d' for k in ndim)} array of state indices; "
+                         f"got shape {arr.shape}")
+    if arr.ndim == 0 or arr.shape[-1] < min_length or arr.size == 0:
+        raise ValueError(f"{name} must have at least {min_length} state(s) per trajectory; got shape {arr.shape}")
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < 0 or hi >= n:
+        raise ValueError(f"{name} must contain state indices in [0, {n - 1}]; got {lo if lo < 0 else hi}")
+    return arr.astype(np.int64)
+
+
+def check_distance_matrix(value, n: int, name: str = "d") -> np.ndarray:
+    """Validate an n × n distance matrix: finite, non-negative, symmetric, zero diagonal.
+
+    Examples
+    --------
+    >>> check_distance_matrix([[0.0, 1.0], [1.0, 0.0]], 2).shape
+    (2, 2)
+    """
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise TypeError(f"{name} must be a {n} x {n} distance matrix; got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be a {n} x {n} numeric distance matrix") from None
+    if arr.shape != (n, n):
+        raise ValueError(f"{name} must have shape {(n, n)} (one row per state); got {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if np.any(bad):
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{name} must be finite and non-negative (a distance); got {arr[i, j]} at ({i}, {j})")
+    if not np.allclose(arr, arr.T, rtol=1e-9, atol=1e-12) or np.any(np.diag(arr) != 0):
+        raise ValueError(f"{name} must be symmetric with a zero diagonal (a distance between states)")
+    return arr
 
 
 # -- built-in chains ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
 
 from dpexplore.core.validation import check_choice, check_int
 
-from .chains import as_chain, check_irreducible
+from .chains import as_chain, check_irreducible, check_states
 
 __all__ = [
     "cost_graph",
@@ -102,7 +102,7 @@ def distances(chain, *, symmetrize: str = "sum") -> np.ndarray:
 def path_probability(chain, path) -> float:
     """Probability Π_t P[path_t, path_{t+1}] of following ``path`` (a sequence of state indices)."""
     c = as_chain(chain)
-    p = np.asarray(path, dtype=int)
+    p = check_states(path, "path", c.n)
     return float(np.prod(c.P[p[:-1], p[1:]])) if p.size > 1 else 1.0
 
 

@@ -23,7 +23,7 @@ from dpexplore.core.permute_and_flip import permute_and_flip_probabilities
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive
 
-from .chains import MarkovChain, as_chain, check_irreducible
+from .chains import MarkovChain, as_chain, check_distance_matrix, check_irreducible, check_states
 from .distances import distances
 
 __all__ = [
@@ -111,18 +111,7 @@ def mechanism_epsilon(epsilon: float, *, coefficient: float = 2.0) -> float:
 
 
 def _check_trajectory(chain: MarkovChain, trajectory) -> np.ndarray:
-    arr = np.asarray(trajectory)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.integer):
-        if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise TypeError(f"trajectory must be an array of integer state indices; got dtype {arr.dtype}")
-    if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
-        raise ValueError(f"trajectory must be a non-empty 1-d array of state indices; got shape {arr.shape}")
-    if arr.min() < 0 or arr.max() >= chain.n:
-        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
-        raise ValueError(f"trajectory must contain state indices in [0, {chain.n - 1}]; got {bad}")
-    return arr.astype(np.int64)
+    return check_states(trajectory, "trajectory", chain.n)
 
 
 # -- online mechanisms ------------------------------------------------------------------------------
@@ -412,7 +401,7 @@ def mechanism_kernel(chain, *, epsilon: float, rho: float, coefficient: float = 
     eps = check_epsilon(epsilon)
     rho = check_positive(rho, "rho")
     coef = check_positive(coefficient, "coefficient")
-    dist = distances(c, symmetrize=symmetrize) if d is None else d
+    dist = distances(c, symmetrize=symmetrize) if d is None else check_distance_matrix(d, c.n)
     feas = feasible_sets(c)
     n, k = feas.shape
     sens = coef * rho / 2.0
@@ -485,11 +474,7 @@ def sample_trajectories(kernel: StepKernel, trajectories, *, rng: RNGLike = None
     if not isinstance(kernel, StepKernel):
         raise TypeError(f"kernel must be a StepKernel; got {type(kernel).__name__}")
     n = kernel.n
-    traj = np.asarray(trajectories)
-    if traj.ndim != 2 or not np.issubdtype(traj.dtype, np.integer) or traj.size == 0:
-        raise ValueError(f"trajectories must be a non-empty 2-d integer array (batch, T); got shape {traj.shape}")
-    if traj.min() < 0 or traj.max() >= n:
-        raise ValueError(f"trajectories must contain state indices in [0, {n - 1}]")
+    traj = check_states(trajectories, "trajectories", n, ndim=(2,))
     gen = as_generator(rng)
     m, T = traj.shape
     out = np.empty((m, T), dtype=np.int64)
