@@ -84,6 +84,9 @@ def _common(X, y, epsilon, delta, lam, radius, smoothness, solver, iterations):
     lam = check_real(lam, "lam", low=0.0)
     kappa = check_positive(radius, "radius")
     L = smoothness_constant(X) if smoothness is None else check_positive(smoothness, "smoothness")
+    if L <= 0:
+        raise ValueError("smoothness: every row of X is zero, so the data give L = max‖x_i‖² = 0; pass a public "
+                         "bound smoothness > 0")
     solver = check_choice(solver, "solver", SOLVERS)
     K = check_int(iterations, "iterations", low=1)
     return X, y, eps, dl, lam, kappa, L, solver, K
@@ -231,6 +234,7 @@ def qop_inexact(
     >>> r.delta == 1e-3 and r.diagnostics["output_sigma"] > 0
     True
     """
+    max_iter = check_int(max_iter, "max_iter", low=1)
     X, y, eps, dl, lam, kappa, L, _, K = _common(X, y, epsilon, delta, lam, radius, smoothness, "deterministic",
                                                  max_iter)
     n, d = X.shape

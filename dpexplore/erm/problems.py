@@ -106,8 +106,15 @@ def empirical_risk(X, y, theta):
     [1.25, 0.0]
     """
     X, y = check_problem(X, y)
-    th = np.asarray(theta, dtype=float)
-    if th.shape[-1] != X.shape[1] or th.ndim not in (1, 2):
+    if isinstance(theta, (str, bytes, dict)) or theta is None or np.iscomplexobj(theta):
+        raise TypeError(f"theta must be an array of numbers; got {theta!r}")
+    try:
+        th = np.asarray(theta, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"theta must be an array of numbers; got {theta!r}") from exc
+    if not np.all(np.isfinite(th)):
+        raise ValueError(f"theta must contain only finite numbers; got {theta!r}")
+    if th.ndim not in (1, 2) or th.shape[-1] != X.shape[1]:
         raise ValueError(f"theta must have shape (d,) or (B, d) with d = {X.shape[1]}; got shape {th.shape}")
     r = th @ X.T - y  # (n,) or (B, n)
     out = 0.5 * np.mean(r * r, axis=-1)

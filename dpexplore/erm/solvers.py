@@ -56,14 +56,24 @@ class SolverResult:
     residual: np.ndarray | float
 
 
+def _as_float_array(value, name: str) -> np.ndarray:
+    """``np.asarray(value, float)`` with an error that names the parameter (strings, dicts, None, complex)."""
+    if isinstance(value, (str, bytes, dict)) or value is None or np.iscomplexobj(value):
+        raise TypeError(f"{name} must be a number or an array of numbers; got {value!r}")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a number or an array of numbers; got {value!r}") from exc
+
+
 def _batch(X, *, radius, step, quad, lin, clip):
     d = X.shape[1]
     sizes = set()
-    r = np.asarray(radius, dtype=float)
-    st = None if step is None else np.asarray(step, dtype=float)
-    cl = np.asarray(np.inf if clip is None else clip, dtype=float)
-    q = None if quad is None else np.asarray(quad, dtype=float)
-    c = None if lin is None else np.asarray(lin, dtype=float)
+    r = _as_float_array(radius, "radius")
+    st = None if step is None else _as_float_array(step, "step")
+    cl = _as_float_array(np.inf if clip is None else clip, "clip")
+    q = None if quad is None else _as_float_array(quad, "quad")
+    c = None if lin is None else _as_float_array(lin, "lin")
     for arr, nm in ((r, "radius"), (st, "step"), (cl, "clip")):
         if arr is None:
             continue
@@ -73,6 +83,8 @@ def _batch(X, *, radius, step, quad, lin, clip):
             sizes.add(arr.shape[0])
         if np.any(np.isnan(arr)) or np.any(arr <= 0):
             raise ValueError(f"{nm} must be > 0; got {arr!r}")
+        if nm == "step" and not np.all(np.isfinite(arr)):  # radius/clip = inf mean "no box"/"no clipping"
+            raise ValueError(f"step must be finite and > 0; got {arr!r}")
     qkind = "none"
     if q is not None:
         if q.ndim in (0, 1):

@@ -46,3 +46,22 @@ def test_reproduce_snippet_gives_the_plotted_numbers(board):
 def test_bad_url_values_are_reported_not_fatal():
     b = QuadraticPerturbationDashboard(query_string=SMALL + "&d=100000&alpha1=foo")
     assert b.widgets["d"].value == 10 and "URL parameter d=" in b._message_box.value and not b.errors
+
+
+def test_audit_panel_reports_claims_and_catches_the_inexact_anchor(board):
+    assert board.audit_panel is not None and board.audit_runs[0] == 100_000
+    board.widgets["audit"].value = "QOP"
+    board.audit_panel.runs.value = 2000
+    board.audit_panel.start(wait=True)
+    good = board.audit_panel.report
+    assert not good.violation and good.exact_epsilon <= good.claimed_epsilon == 2.0
+    assert "Consistent with the claim" in board.audit_panel.result.value
+    board.widgets["audit"].value = "QOP inexact anchor"
+    board.audit_panel.start(wait=True)
+    assert board.audit_panel.report.violation and "Claim refuted" in board.audit_panel.result.value
+    board.widgets["audit"].value = "LOP"
+    board.audit_panel.broken.value = True
+    board.audit_panel.runs.value = 4000
+    board.audit_panel.start(wait=True)
+    bad = board.audit_panel.report
+    assert bad.mechanism.startswith("BROKEN") and bad.exact_epsilon > bad.claimed_epsilon and bad.violation

@@ -1,0 +1,585 @@
+"""Auditing private ERM: worst-case neighbours, broken variants, exact and statistical audits.
+
+No output density of these mechanisms is tractable in general, so the audits run on a **small
+audit problem in dimension d = 1** (a few examples, least squares, λ and the box chosen so the
+output law can be written down). There the mechanisms' outputs are monotone functions of one
+random scalar (LOP: the linear noise b; QOP: W = GGᵀ ~ χ²_m), which gives both an **exact ε of
+the pair** and the likelihood-ratio-optimal score for the **statistical audit** (the projection of
+θ_priv on the direction the changed example pushes the solution — in d = 1, θ itself).
+The statistical audit runs the package's own calibration and solver (:func:`~.solvers.davis_yin`,
+batched over all runs) — the ``solver="deterministic"`` path of :func:`~.mechanisms.lop`,
+:func:`~.mechanisms.lop_clipped` and :func:`~.mechanisms.qop`.
+
+Neighbouring data sets: **replace one example** (x_i, y_i) by another, keeping n — the relation
+of the Kifer–Smith–Thakurta proof (its sensitivity 2ζ is a replacement's gradient difference) and,
+on our reading, of QOP's curvature argument [reconstruction].
+
+Worst-case pairs (why they are the hardest we know)
+---------------------------------------------------
+* **LOP** (:func:`lop_worst_case_pair`): the privacy proof bounds the change of the perturbed
+  gradient by 2ζ (ζ = the per-example gradient bound over the box). A changed example with a tiny
+  feature x and a huge label ±y has gradient x(xθ ∓ y) ≈ ∓ζ on the *whole* box (norm exactly ζ at
+  the corner), so the replacement moves the linear term by 2x|y| ≈ 2ζ while leaving the curvature
+  unchanged: the output is the Gaussian mechanism with sensitivity 2ζ/(S + Δ) and noise σ_b/(S + Δ)
+  — the Gaussian half of the proof is attained. (The Jacobian half, ε/2 from Δ = 2L/ε, is not
+  exercised by this pair; see "limitations".)
+* **clipped LOP**: the same pair; clipping makes the gradient ±ζ exactly.
+* **QOP, exact anchor** (:func:`qop_worst_case_pair`): in the interpolation regime every loss is
+  minimised at θ*, so with θ̃ = θ* the data enter only through the **curvature** S = Σx_i² (and the
+  ℓ1 term λ‖θ‖₁ makes the output depend on it: θ = θ* − λ sign(θ*)/(S + σ²W)). Replacing a
+  zero-feature example by one with x² = L (the largest curvature change allowed) shifts S + σ²W by
+  L, i.e. W by c = L/σ²: the pair's laws are χ²_m and χ²_m + c — the λ_min(W) argument of the
+  paper's calibration (P(λ_min < α) ≤ δ3, the gap α1).
+* **QOP, inexact anchor** (:func:`qop_anchor_pair`): θ̃ ≠ θ*, λ = 0, every untouched example has
+  zero features. On D0 the output is θ̃ exactly; on D1 it is θ̃ + L(θ* − θ̃)/(L + σ²W) ≠ θ̃: the two
+  output laws have disjoint supports, so :func:`~.mechanisms.qop` (exact solve, calibrated without
+  η) is **not** (ε, δ)-DP for any ε when the anchor is not exact. On our reading the exact-solve
+  guarantee needs θ̃ = θ*; :func:`~.mechanisms.qop_inexact` pays for η with output noise
+  [reconstruction].
+
+Broken variants (teaching only, never defaults)
+-----------------------------------------------
+:func:`broken_lop` (σ_b halved — the "objective perturbation off by a factor of 2" bug class),
+:func:`broken_qop_sigma2` (σ² halved, or α taken at 10·δ3). They report the correct mechanism's ε.
+
+Limitations (measured, see tests/erm/test_audit.py)
+---------------------------------------------------
+QOP's calibration is extremely conservative on its worst pair we know: c = L/σ² is tiny (σ² is
+thousands of times L), so the exact ε of the pair is far below the claim, for the correct *and*
+the broken variants; no run budget can refute the broken QOP claim on that pair, and the audit
+says so (exact ε reported beside ε̂). The LOP broken variant is refuted at ε ≳ 1.5; at small ε
+(e.g. 0.5 with δ = 0.01) KST's calibration has so much slack that even halved noise is still
+(ε, δ)-DP on the worst pair (its exact ε is reported).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from dpexplore.core import RNGLike, as_generator
+from dpexplore.core.audit import StatisticalAudit, audit_from_scores
+from dpexplore.core.gaussian import gdp_epsilon
+from dpexplore.core.privacy_curves import exact_epsilon
+from dpexplore.core.validation import (
+    check_bool,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+    check_real,
+)
+
+from .calibration import ALPHA1_VARIANTS, lop_noise_scale, lop_regularization, qop_sigma2
+from .mechanisms import ERMResult, _common, _solve, _wishart, lop
+from .solvers import davis_yin
+
+__all__ = [
+    "ERMAudit",
+    "AUDIT_MECHANISMS",
+    "lop_worst_case_pair",
+    "qop_worst_case_pair",
+    "qop_anchor_pair",
+    "broken_lop",
+    "broken_qop_sigma2",
+    "lop_pair_exact_epsilon",
+    "qop_pair_exact_epsilon",
+    "audit_lop",
+    "audit_qop",
+    "audit_erm",
+]
+
+#: mechanisms :func:`audit_erm` knows
+AUDIT_MECHANISMS = ("LOP", "clipped LOP", "QOP", "QOP inexact anchor")
+QOP_BUGS = ("sigma2_halved", "alpha_10x_delta3")
+NEIGHBOURS = "replace one example (x_i, y_i), n fixed"
+_MAX_RUNS = 2_000_000
+_SAFE = 1.0 - 1e-9  # build the LOP example just inside the gradient bound, so rounding never exceeds it
+
+
+@dataclass(frozen=True)
+class ERMAudit:
+    """Result of an ERM audit (independent of the dashboard kit).
+
+    Attributes
+    ----------
+    mechanism : str
+        What was audited ("BROKEN …" for a broken variant).
+    neighbours : str
+        The neighbouring pair, in words.
+    claimed_epsilon, delta : float
+        The mechanism's claim (ε, δ).
+    exact_epsilon : float
+        The pair's exact ε at ``delta`` (from the d = 1 output law; ``inf`` for disjoint supports).
+    statistical : StatisticalAudit
+        The black-box lower bound ε̂ and its test (score: θ·direction, larger suggests D1).
+    broken : bool
+    details : dict
+        Noise scales, pair constants, seconds, ...
+    """
+
+    mechanism: str
+    neighbours: str
+    claimed_epsilon: float
+    delta: float
+    exact_epsilon: float
+    statistical: StatisticalAudit
+    broken: bool
+    details: dict = field(default_factory=dict)
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.statistical.epsilon_lower
+
+    @property
+    def violation(self) -> bool:
+        """The exact ε or the lower bound ε̂ exceeds the claim."""
+        tol = 1e-9 * max(1.0, self.claimed_epsilon)
+        return bool(self.exact_epsilon > self.claimed_epsilon + tol or self.statistical.violation)
+
+
+# ---------------------------------------------------------------------------------------------
+# worst-case pairs (d = 1)
+# ---------------------------------------------------------------------------------------------
+def lop_worst_case_pair(*, grad_bound: float = 1.0, radius: float = 100.0, n: int = 5, x_small: float = 0.01):
+    """Neighbouring data sets (replace one example) attaining LOP's gradient-difference bound 2ζ.
+
+    Every example has feature ``x_small``; the n − 1 untouched ones have label 0, the changed one
+    has label +y (D0) or −y (D1) with ``x_small·(x_small·κ + y) = ζ`` (its gradient bound over the
+    box is ζ, attained at the corner). Its gradient x(xθ ∓ y) is ≈ ∓ζ on the whole box, so the
+    linear term moves by 2·x·y ≈ 2ζ (module docstring). All gradients respect ζ.
+
+    Returns
+    -------
+    X0, y0, X1, y1 : ndarrays (n, 1), (n,)
+    shift : float
+        The linear-term difference 2·x·y.
+
+    Examples
+    --------
+    >>> from dpexplore.erm import gradient_bound
+    >>> X0, y0, X1, y1, shift = lop_worst_case_pair(grad_bound=1.0, radius=100.0)
+    >>> round(shift, 4), gradient_bound(X0, y0, 100.0) <= 1.0, gradient_bound(X1, y1, 100.0) <= 1.0
+    (1.98, True, True)
+    """
+    zeta = check_positive(grad_bound, "grad_bound")
+    kappa = check_positive(radius, "radius")
+    n = check_int(n, "n", low=1, high=10_000)
+    x = check_positive(x_small, "x_small")
+    y = zeta * _SAFE / x - x * kappa
+    if not y > 0:
+        raise ValueError(f"x_small must satisfy x_small^2 * radius < grad_bound; got x_small={x!r}, "
+                         f"radius={kappa!r}, grad_bound={zeta!r}")
+    X = np.full((n, 1), x)
+    y0 = np.zeros(n)
+    y1 = np.zeros(n)
+    y0[-1], y1[-1] = y, -y
+    return X, y0, X.copy(), y1, 2.0 * x * y
+
+
+def qop_worst_case_pair(*, smoothness: float = 1.0, n: int = 5, theta_star: float = 1.0):
+    """Neighbouring interpolating data sets with the largest curvature change (QOP, exact anchor).
+
+    The n − 1 untouched examples are (√L, √L·θ*); the changed one is (0, 0) in D0 and (√L, √L·θ*)
+    in D1: both data sets are interpolated by θ*, every row has x² ≤ L, and the curvature
+    S = Σx_i² grows by L — the largest change one replacement can make (module docstring).
+
+    Returns
+    -------
+    X0, y0, X1, y1 : ndarrays (n, 1), (n,)
+
+    Examples
+    --------
+    >>> X0, y0, X1, y1 = qop_worst_case_pair(smoothness=4.0, n=3)
+    >>> float((X1 ** 2).sum() - (X0 ** 2).sum()), bool(np.allclose(X0[:, 0] * 1.0, y0))
+    (4.0, True)
+    """
+    L = check_positive(smoothness, "smoothness")
+    n = check_int(n, "n", low=2, high=10_000)
+    ts = check_real(theta_star, "theta_star")
+    r = math.sqrt(L)
+    X1 = np.full((n, 1), r)
+    X0 = X1.copy()
+    X0[-1, 0] = 0.0
+    return X0, X0[:, 0] * ts, X1, X1[:, 0] * ts
+
+
+def qop_anchor_pair(*, smoothness: float = 1.0, n: int = 5, theta_star: float = 1.0):
+    """A pair refuting the *exact-solve* QOP claim when the anchor is not exact.
+
+    Every untouched example is (0, 0); the changed one is (0, 0) in D0 and (√L, √L·θ*) in D1
+    (both interpolated by θ*). With λ = 0 and θ̃ ≠ θ*, QOP returns θ̃ exactly on D0 and
+    θ̃ + L(θ* − θ̃)/(L + σ²W) ≠ θ̃ on D1 (module docstring).
+
+    Examples
+    --------
+    >>> X0, y0, X1, y1 = qop_anchor_pair(n=3)
+    >>> X0.ravel().tolist(), X1.ravel().tolist()
+    ([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+    """
+    L = check_positive(smoothness, "smoothness")
+    n = check_int(n, "n", low=1, high=10_000)
+    ts = check_real(theta_star, "theta_star")
+    X0 = np.zeros((n, 1))
+    X1 = X0.copy()
+    X1[-1, 0] = math.sqrt(L)
+    return X0, np.zeros(n), X1, X1[:, 0] * ts
+
+
+# ---------------------------------------------------------------------------------------------
+# broken variants
+# ---------------------------------------------------------------------------------------------
+def broken_lop(
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, rng: RNGLike = None,
+    smoothness: float | None = None, grad_bound: float | None = None, iterations: int = 1000,
+    solver: str = "deterministic",
+) -> ERMResult:
+    """BROKEN on purpose: LOP with the noise scale σ_b **halved**, still claiming (ε, δ).
+
+    Everything else as :func:`~dpexplore.erm.lop`. On the worst pair the linear-term noise is the
+    Gaussian mechanism with μ = 2ζ/(σ_b/2), so its true ε at δ is ``gdp_epsilon(4ζ/σ_b, δ)``
+    (about 2.7 for a claim of 2 at δ = 0.01; :func:`lop_pair_exact_epsilon`). Teaching only.
+
+    Examples
+    --------
+    >>> X0, y0, _, _, _ = lop_worst_case_pair()
+    >>> r = broken_lop(X0, y0, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, smoothness=1.0, grad_bound=1.0, rng=0)
+    >>> r.mechanism, r.epsilon, r.diagnostics["noise_sigma"] == lop_noise_scale(1.0, 1e-3, 1.0) / 2
+    ('BROKEN LOP (noise halved)', 1.0, True)
+    """
+    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
+                                                      iterations)
+    n, d = X.shape
+    ref = lop(X, y, epsilon=eps, delta=dl, lam=lam, radius=kappa, smoothness=L, grad_bound=grad_bound,
+              iterations=1, solver="deterministic", rng=0)  # only for its calibration (Δ, ζ, σ_b)
+    Delta, zeta = ref.diagnostics["Delta"], ref.diagnostics["grad_bound"]
+    sig = 0.5 * ref.diagnostics["noise_sigma"]  # the bug
+    gen = as_generator(rng)
+    b = sig * gen.standard_normal(d)
+    step = 1.0 / (n * L + Delta)
+    res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b, clip=None, step=step, solver=solver, K=K, gen=gen)
+    return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="BROKEN LOP (noise halved)",
+                     split={"epsilon": eps, "delta": dl},
+                     diagnostics={"Delta": Delta, "noise_sigma": sig, "grad_bound": zeta, "L": L, "broken": True})
+
+
+def broken_qop_sigma2(
+    epsilon1: float, delta1: float, delta3: float, *, L: float, d: int, m: float, rho: float = 1.0,
+    alpha1: str = "reference", bug: str = "sigma2_halved",
+) -> float:
+    """BROKEN on purpose: a QOP weight σ² that is too small, for teaching audits.
+
+    ``bug="sigma2_halved"``: half of :func:`~dpexplore.erm.qop_sigma2`. ``bug="alpha_10x_delta3"``:
+    σ² computed with the λ_min quantile α (and α1) at 10·δ3 instead of δ3, i.e. P(λ_min(W) < α) up
+    to 10·δ3. Both claim (ε1, δ1 + δ3) but do not carry the paper's proof. Their true ε on the
+    worst pair we know is still tiny (:func:`qop_pair_exact_epsilon`): see the module docstring.
+
+    Examples
+    --------
+    >>> good = qop_sigma2(1.0, 5e-3, 5e-3, L=1.0, d=1, m=2)
+    >>> broken_qop_sigma2(1.0, 5e-3, 5e-3, L=1.0, d=1, m=2) == good / 2
+    True
+    """
+    bug = check_choice(bug, "bug", QOP_BUGS)
+    if bug == "sigma2_halved":
+        return 0.5 * qop_sigma2(epsilon1, delta1, delta3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
+    d3 = check_delta(delta3, "delta3")
+    if 10 * d3 >= 1:
+        raise ValueError(f"delta3 must be < 0.1 for the alpha_10x_delta3 bug; got {d3!r}")
+    return qop_sigma2(epsilon1, delta1, 10 * d3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact ε of the d = 1 pairs
+# ---------------------------------------------------------------------------------------------
+def lop_pair_exact_epsilon(shift: float, noise_sigma: float, delta: float) -> float:
+    """Exact ε at δ of LOP's d = 1 worst pair (unclipped law): ``gdp_epsilon(shift/σ_b, δ)``.
+
+    In d = 1 with λ = 0 the output is clip((S_xy − b)/(S + Δ), ±κ), b ~ N(0, σ_b²): the two laws
+    are Gaussians with equal variance, means ``shift/(S + Δ)`` apart. Clipping is post-processing
+    and only lowers ε; :func:`audit_lop` reports its probability mass (negligible for the default
+    pair).
+
+    Examples
+    --------
+    >>> round(lop_pair_exact_epsilon(2.0, lop_noise_scale(2.0, 0.01, 1.0), 0.01), 3)
+    1.078
+    """
+    shift = check_positive(shift, "shift")
+    sig = check_positive(noise_sigma, "noise_sigma")
+    return gdp_epsilon(shift / sig, check_delta(delta))
+
+
+def qop_pair_exact_epsilon(c: float, m: int, delta: float, *, bins: int = 4000) -> float:
+    """Exact ε at δ of the laws χ²_m and χ²_m + c (QOP's d = 1 worst pair, c = L/σ²).
+
+    The output is a monotone function of W = σ⁻²(S + σ²W − S) (module docstring), so the pair's
+    privacy is that of W versus W + c. Computed on ``bins`` cells with exact CDF masses
+    (log-spaced near 0, where the likelihood ratio is extreme): binning is post-processing, so this
+    is a lower bound on the exact ε that converges as ``bins`` grows (exact for m = 2, whose ratio
+    is piecewise constant). ``inf`` when the mass below c exceeds δ.
+
+    Examples
+    --------
+    >>> qop_pair_exact_epsilon(0.01, 2, 0.01), qop_pair_exact_epsilon(0.1, 2, 0.01)  # m = 2: 0 or ∞
+    (0.0, inf)
+    """
+    c = check_positive(c, "c")
+    m = check_int(m, "m", low=1, high=100_000)
+    delta = check_delta(delta)
+    bins = check_int(bins, "bins", low=10, high=1_000_000)
+    top = float(stats.chi2.isf(1e-17, m)) + c
+    lo = min(c, top) * 1e-6
+    edges = np.concatenate([[0.0], np.geomspace(lo, top, bins), [np.inf]])
+    edges = np.unique(np.concatenate([edges, [c]]))
+    p0 = np.diff(stats.chi2.cdf(edges, m))
+    p1 = np.diff(stats.chi2.cdf(np.maximum(edges - c, 0.0), m))
+    p0, p1 = np.clip(p0, 0.0, None), np.clip(p1, 0.0, None)
+    return float(exact_epsilon(p0 / p0.sum(), p1 / p1.sum(), delta))
+
+
+# ---------------------------------------------------------------------------------------------
+# audit runners
+# ---------------------------------------------------------------------------------------------
+def _chunks(runs: int, chunk: int):
+    done = 0
+    while done < runs:
+        stop = min(runs, done + chunk)
+        yield done, stop
+        done = stop
+
+
+def _run_chunked(sample: Callable[[int, np.random.Generator], tuple[np.ndarray, np.ndarray]], runs: int,
+                 gen: np.random.Generator, progress, chunk: int):
+    """Scores of ``runs`` runs per input, in chunks; None if cancelled."""
+    s0, s1 = np.empty(runs), np.empty(runs)
+    for a, b in _chunks(runs, chunk):
+        s0[a:b], s1[a:b] = sample(b - a, gen)
+        if progress is not None and progress(b, runs) is False:
+            return None
+    return s0, s1
+
+
+def _common_audit(runs, audit_delta, confidence, chunk, rng):
+    runs = check_int(runs, "runs", low=20, high=_MAX_RUNS)
+    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
+    chunk = check_int(chunk, "chunk", low=1)
+    gen = as_generator(rng)
+    return runs, conf, chunk, gen
+
+
+def _cancelled(conf, runs, claimed, t0):
+    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
+                            time.perf_counter() - t0, cancelled=True)
+
+
+def audit_lop(
+    *, epsilon: float, delta: float, clipped: bool = False, broken: bool = False, runs: int = 40_000,
+    grad_bound: float = 1.0, smoothness: float = 1.0, radius: float = 100.0, n: int = 5,
+    confidence: float = 0.95, rng: RNGLike = None, progress: Callable[[int, int], bool | None] | None = None,
+    chunk: int = 20_000,
+) -> ERMAudit:
+    """Audit LOP (or clipped LOP) on :func:`lop_worst_case_pair`: exact ε and a statistical ε̂.
+
+    Each run draws LOP's noise b ~ N(0, σ_b²) (σ_b/2 if ``broken``) with the package's calibration
+    (:func:`~dpexplore.erm.lop_regularization`, :func:`~dpexplore.erm.lop_noise_scale`) and solves
+    the perturbed problem with the batched deterministic solver (λ = 0); the score is −θ (the
+    changed example pushes θ down in D1). Clipped LOP clips every gradient to ζ (the changed
+    label is then made huge: its gradient is exactly ∓ζ on the whole box).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The claim under audit (the audit tests (ε, δ) at this δ).
+    clipped, broken : bool
+    runs : int
+        Runs per input (half choose the test's threshold, half evaluate it).
+    grad_bound, smoothness, radius, n : float, float, float, int
+        Public ζ, L, the box radius κ and the data-set size of the audit problem.
+    confidence : float
+    rng : Generator, int or None
+    progress : callable, optional
+        ``progress(done, runs)`` after every chunk; return False to cancel.
+
+    Returns
+    -------
+    ERMAudit
+
+    Examples
+    --------
+    >>> a = audit_lop(epsilon=2.0, delta=0.01, runs=2000, rng=0)
+    >>> round(a.exact_epsilon, 3), a.violation
+    (1.064, False)
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    clipped = check_bool(clipped, "clipped")
+    broken = check_bool(broken, "broken")
+    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    zeta = check_positive(grad_bound, "grad_bound")
+    L = check_positive(smoothness, "smoothness")
+    X0, y0, X1, y1, shift = lop_worst_case_pair(grad_bound=zeta, radius=radius, n=n)
+    kappa = float(radius)
+    if clipped:  # the label can be anything: clipping caps the gradient at ζ; make it saturate on the box
+        x = X0[-1, 0]
+        y0[-1], y1[-1] = 10.0 * (zeta / x + x * kappa), -10.0 * (zeta / x + x * kappa)
+        shift = 2.0 * zeta
+    Delta = lop_regularization(eps, L)
+    sig = lop_noise_scale(eps, dl, zeta) * (0.5 if broken else 1.0)
+    nn = X0.shape[0]
+    step = 1.0 / (nn * L + Delta)
+    clip = zeta if clipped else None
+
+    def sample(B, g):
+        out = []
+        for X, y in ((X0, y0), (X1, y1)):
+            b = sig * g.standard_normal((B, 1))
+            th = davis_yin(X, y, lam=0.0, radius=np.full(B, kappa), quad=np.full(B, Delta), lin=b,
+                           clip=None if clip is None else np.full(B, clip), step=np.full(B, step),
+                           max_iter=5000, tol=1e-12).theta[:, 0]
+            out.append(-th)
+        return out[0], out[1]
+
+    t0 = time.perf_counter()
+    name = ("BROKEN (σ_b halved) " if broken else "") + ("clipped LOP" if clipped else "LOP")
+    scores = _run_chunked(sample, runs, gen, progress, chunk)
+    if scores is None:
+        st = _cancelled(conf, runs, eps, t0)
+    else:
+        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
+        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
+                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    a = nn * X0[0, 0] ** 2 + Delta
+    clip_mass = 2 * float(stats.norm.sf((kappa - shift / (2 * a)) * a / sig))
+    exact = lop_pair_exact_epsilon(shift, sig, dl)
+    return ERMAudit(
+        mechanism=name, claimed_epsilon=eps, delta=dl, exact_epsilon=exact, statistical=st, broken=broken,
+        neighbours=(f"{NEIGHBOURS}: d = 1, n = {nn}, x = {X0[0, 0]:g}; the changed label ±y moves the linear term "
+                    f"by {shift:.3g} ≈ 2ζ (ζ = {zeta:g}, κ = {kappa:g}, L = {L:g})"),
+        details={"noise_sigma": sig, "Delta": Delta, "shift": shift, "clip_mass": clip_mass,
+                 "mu": shift / sig})
+
+
+def _qop_solve(X, y, anchor, s2, W, lam, kappa):
+    B = W.shape[0]
+    return davis_yin(X, y, lam=lam, radius=np.full(B, kappa), quad=s2 * W, lin=-s2 * W[:, :, 0] * anchor,
+                     max_iter=5000, tol=1e-13).theta[:, 0]
+
+
+def audit_qop(
+    *, epsilon: float, delta: float, broken: str | bool = False, anchor_error: float = 0.0, runs: int = 40_000,
+    m: int = 2, smoothness: float = 1.0, n: int = 5, lam: float = 1.0, delta3_share: float = 0.5,
+    alpha1: str = "reference", confidence: float = 0.95, rng: RNGLike = None,
+    progress: Callable[[int, int], bool | None] | None = None, chunk: int = 20_000,
+) -> ERMAudit:
+    """Audit QOP (exact solve, d = 1) on its worst pair: exact ε of the pair and a statistical ε̂.
+
+    ``anchor_error = 0`` (default): θ̃ = θ*, pair :func:`qop_worst_case_pair`, ℓ1 weight ``lam``;
+    the score is θ (a larger curvature pulls θ towards θ* = 1) and the exact ε is
+    :func:`qop_pair_exact_epsilon` with c = L/σ².
+    ``anchor_error = η > 0``: θ̃ = θ* − η, pair :func:`qop_anchor_pair`, λ = 0; the score is
+    |θ − θ̃| and the exact ε is ``inf`` (disjoint supports) — this refutes the exact-solve claim
+    for inexact anchors.
+
+    Parameters
+    ----------
+    broken : False, True, "sigma2_halved" or "alpha_10x_delta3"
+        Use :func:`broken_qop_sigma2` (True means "sigma2_halved").
+    m : int
+        Wishart degrees of freedom (W ~ χ²_m in d = 1).
+    Other parameters as in :func:`audit_lop` and :func:`~dpexplore.erm.qop`.
+
+    Returns
+    -------
+    ERMAudit
+
+    Examples
+    --------
+    >>> a = audit_qop(epsilon=2.0, delta=0.01, runs=2000, rng=0)
+    >>> a.exact_epsilon < 0.01, a.violation
+    (True, False)
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    if broken is True:
+        broken = "sigma2_halved"
+    if broken is not False:
+        broken = check_choice(broken, "broken", QOP_BUGS)
+    eta = check_positive(anchor_error, "anchor_error", allow_zero=True)
+    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    m = check_int(m, "m", low=1, high=1000)
+    L = check_positive(smoothness, "smoothness")
+    lam = check_positive(lam, "lam", allow_zero=True)
+    share = check_probability(delta3_share, "delta3_share", open_low=True, open_high=True)
+    alpha1 = check_choice(alpha1, "alpha1", ALPHA1_VARIANTS)
+    d3 = dl * share
+    d1 = dl - d3
+    if broken:
+        s2 = broken_qop_sigma2(eps, d1, d3, L=L, d=1, m=m, alpha1=alpha1, bug=broken)
+    else:
+        s2 = qop_sigma2(eps, d1, d3, L=L, d=1, m=m, alpha1=alpha1)
+    if not math.isfinite(s2):
+        raise ValueError(f"QOP calibration undefined for d=1, m={m}, delta={dl:g}: increase m or delta")
+    kappa = 10.0
+    theta_star = 1.0
+    if eta > 0:
+        X0, y0, X1, y1 = qop_anchor_pair(smoothness=L, n=n, theta_star=theta_star)
+        anchor, lam_used = theta_star - eta, 0.0
+        pair = (f"{NEIGHBOURS}: d = 1, n = {X0.shape[0]}, untouched rows x = 0; the changed row is 0 or √L "
+                f"(L = {L:g}); anchor θ̃ = θ* − {eta:g}, λ = 0")
+    else:
+        X0, y0, X1, y1 = qop_worst_case_pair(smoothness=L, n=n, theta_star=theta_star)
+        anchor, lam_used = theta_star, lam
+        pair = (f"{NEIGHBOURS}: d = 1, n = {X0.shape[0]}, rows x = √L (L = {L:g}) except the changed one, 0 or √L "
+                f"(curvature change L); exact anchor θ̃ = θ*, λ = {lam:g}")
+
+    def sample(B, g):
+        out = []
+        for X, y in ((X0, y0), (X1, y1)):
+            W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
+            th = _qop_solve(X, y, anchor, s2, W, lam_used, kappa)
+            out.append(np.abs(th - anchor) if eta > 0 else th)
+        return out[0], out[1]
+
+    t0 = time.perf_counter()
+    scores = _run_chunked(sample, runs, gen, progress, chunk)
+    if scores is None:
+        st = _cancelled(conf, runs, eps, t0)
+    else:
+        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
+        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
+                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    c = L / s2
+    exact = math.inf if eta > 0 else qop_pair_exact_epsilon(c, m, dl)
+    label = {False: "", "sigma2_halved": "BROKEN (σ² halved) ", "alpha_10x_delta3": "BROKEN (α at 10·δ3) "}[broken]
+    name = label + ("QOP exact solve with an inexact anchor" if eta > 0 else "QOP (exact solve, exact anchor)")
+    return ERMAudit(mechanism=name, neighbours=pair, claimed_epsilon=eps, delta=dl, exact_epsilon=exact,
+                    statistical=st, broken=bool(broken), details={"sigma2": s2, "c": c, "m": m, "anchor_error": eta})
+
+
+def audit_erm(mechanism: str, *, epsilon: float, delta: float, broken: bool = False, runs: int = 40_000,
+              rng: RNGLike = None, progress=None, confidence: float = 0.95, anchor_error: float = 0.1) -> ERMAudit:
+    """One entry point for the dashboard: ``mechanism`` in :data:`AUDIT_MECHANISMS`.
+
+    "QOP inexact anchor" audits :func:`~dpexplore.erm.qop` with θ̃ = θ* − ``anchor_error``.
+
+    Examples
+    --------
+    >>> audit_erm("LOP", epsilon=2.0, delta=0.01, runs=200, rng=0).mechanism
+    'LOP'
+    """
+    mech = check_choice(mechanism, "mechanism", AUDIT_MECHANISMS)
+    kw = dict(epsilon=epsilon, delta=delta, runs=runs, rng=rng, progress=progress, confidence=confidence)
+    if mech in ("LOP", "clipped LOP"):
+        return audit_lop(clipped=mech == "clipped LOP", broken=broken, **kw)
+    if mech == "QOP":
+        return audit_qop(broken=broken, **kw)
+    eta = check_positive(anchor_error, "anchor_error")
+    return audit_qop(broken=broken, anchor_error=eta, **kw)

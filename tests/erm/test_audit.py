@@ -1,0 +1,156 @@
+"""Audits of the private ERM mechanisms (dpexplore.erm.audit): claims hold, broken variants are caught.
+
+Correct mechanisms: the exact ε of the worst pair and the statistical lower bound ε̂ (confidence 0.99,
+several seeds) stay below the claim, and ε̂ below the pair's exact ε. Broken LOP: caught at the default
+run count of the dashboard (100 000 runs per input). Broken QOP: *not* catchable on the worst pair we
+know — its exact ε is far below the claim — which the tests state as a measured fact.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpexplore.core import gdp_epsilon
+from dpexplore.erm import audit as A
+from dpexplore.erm import gradient_bound, lop_noise_scale, qop_sigma2
+
+DEFAULT_RUNS = 100_000  # QuadraticPerturbationDashboard.audit_runs[0]
+
+
+@pytest.mark.parametrize("clipped", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lop_audit_stays_below_claim_and_exact(clipped, seed):
+    a = A.audit_lop(epsilon=2.0, delta=0.01, clipped=clipped, runs=20_000, confidence=0.99, rng=seed)
+    assert a.exact_epsilon < a.claimed_epsilon
+    assert not a.violation
+    assert a.epsilon_lower <= a.exact_epsilon  # a valid lower bound of the pair's ε (1% failure chance)
+    assert a.epsilon_lower > 0.4  # non-vacuous: the audit sees the correct mechanism's leakage
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clipped", [False, True])
+def test_broken_lop_is_caught_at_the_default_run_count(clipped):
+    a = A.audit_lop(epsilon=2.0, delta=0.01, clipped=clipped, broken=True, runs=DEFAULT_RUNS, rng=7)
+    assert a.exact_epsilon > 2.5 and a.violation and a.statistical.violation
+    assert a.epsilon_lower > a.claimed_epsilon
+
+
+@pytest.mark.parametrize("eps", [0.25, 1.0, 2.0, 5.0])
+@pytest.mark.parametrize("delta", [1e-6, 1e-3, 0.05])
+def test_lop_exact_epsilon_of_the_worst_pair_respects_the_claim(eps, delta):
+    sig = lop_noise_scale(eps, delta, 1.0)
+    assert A.lop_pair_exact_epsilon(2.0, sig, delta) <= eps
+    # the exact value is the Gaussian mechanism's: μ = 2ζ/σ_b
+    assert A.lop_pair_exact_epsilon(2.0, sig, delta) == pytest.approx(gdp_epsilon(2.0 / sig, delta))
+
+
+def test_broken_lop_exceeds_its_claim_exactly_only_at_larger_epsilon():
+    # KST's calibration has slack: halving σ_b at (0.5, 0.01) is still (0.5, 0.01)-DP on the worst pair
+    assert A.lop_pair_exact_epsilon(2.0, lop_noise_scale(0.5, 0.01, 1.0) / 2, 0.01) < 0.5
+    assert A.lop_pair_exact_epsilon(2.0, lop_noise_scale(2.0, 0.01, 1.0) / 2, 0.01) > 2.5
+
+
+def test_lop_worst_pair_respects_the_public_bounds_and_attains_2zeta():
+    X0, y0, X1, y1, shift = A.lop_worst_case_pair(grad_bound=3.0, radius=50.0, n=4, x_small=0.01)
+    for X, y in ((X0, y0), (X1, y1)):
+        assert gradient_bound(X, y, 50.0) <= 3.0
+    assert np.array_equal(X0, X1) and np.sum(y0 != y1) == 1  # replace one example
+    assert shift == pytest.approx(2 * (3.0 - 0.01**2 * 50.0), rel=1e-8)  # 2(ζ − x²κ) → 2ζ as x → 0
+    with pytest.raises(ValueError, match="x_small"):
+        A.lop_worst_case_pair(grad_bound=1.0, radius=1e6, x_small=0.01)
+
+
+def test_broken_lop_release_halves_the_noise():
+    X0, y0, _, _, _ = A.lop_worst_case_pair()
+    r = A.broken_lop(X0, y0, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, smoothness=1.0, grad_bound=1.0, rng=0)
+    assert r.diagnostics["noise_sigma"] == pytest.approx(lop_noise_scale(1.0, 1e-3, 1.0) / 2)
+    assert r.mechanism.startswith("BROKEN") and r.epsilon == 1.0
+
+
+def test_qop_pair_exact_epsilon_matches_the_m2_closed_form():
+    # m = 2: χ²_2 is Exp(1/2); the likelihood ratio is e^{c/2} above c and 0 below, so the pair is
+    # (0, δ)-DP when P(W < c) = 1 − e^{−c/2} ≤ δ and not DP at all otherwise.
+    for c, delta in ((0.01, 0.01), (0.03, 0.01), (1e-4, 1e-4), (3e-4, 1e-4)):
+        expected = 0.0 if 1 - math.exp(-c / 2) <= delta else math.inf
+        assert A.qop_pair_exact_epsilon(c, 2, delta) == expected
+
+
+def test_qop_pair_exact_epsilon_converges_in_bins_for_larger_m():
+    a = A.qop_pair_exact_epsilon(0.5, 8, 1e-3, bins=2000)
+    b = A.qop_pair_exact_epsilon(0.5, 8, 1e-3, bins=16000)
+    assert 0 < a <= b * (1 + 1e-9) + 1e-12 and b - a < 0.02
+
+
+@pytest.mark.parametrize("m", [2, 4, 8])
+@pytest.mark.parametrize("eps,delta", [(0.5, 0.01), (2.0, 1e-3), (4.0, 1e-5)])
+def test_qop_exact_epsilon_of_the_worst_pair_is_far_below_the_claim(m, eps, delta):
+    s2 = qop_sigma2(eps, delta / 2, delta / 2, L=1.0, d=1, m=m)
+    assert A.qop_pair_exact_epsilon(1.0 / s2, m, delta) <= eps
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_qop_statistical_audit_stays_below_claim(seed):
+    a = A.audit_qop(epsilon=2.0, delta=0.01, runs=20_000, confidence=0.99, rng=seed)
+    assert not a.violation and a.epsilon_lower <= a.claimed_epsilon
+
+
+@pytest.mark.parametrize("bug", A.QOP_BUGS)
+def test_broken_qop_cannot_be_caught_on_the_worst_pair(bug):
+    """Honest limitation: the broken QOP's exact ε on this pair is still far below the claim."""
+    a = A.audit_qop(epsilon=2.0, delta=0.01, broken=bug, runs=DEFAULT_RUNS, rng=3)
+    s2_good = qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2)
+    assert a.details["sigma2"] < s2_good  # it *is* broken (less noise than the proof needs) ...
+    assert a.exact_epsilon < 0.1 * a.claimed_epsilon  # ... but no audit can refute its claim on this pair
+    assert not a.violation
+    # across m as well, the halved weight stays within the claim on this pair
+    for m in (2, 4, 8):
+        s2 = A.broken_qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=m, bug=bug)
+        assert A.qop_pair_exact_epsilon(1.0 / s2, m, 0.01) < 2.0
+
+
+def test_qop_with_an_inexact_anchor_is_refuted():
+    """The exact-solve claim does not cover an anchor with error η: disjoint supports, ε = ∞."""
+    a = A.audit_qop(epsilon=2.0, delta=0.01, anchor_error=0.1, runs=2000, rng=0)
+    assert math.isinf(a.exact_epsilon) and a.statistical.violation and a.epsilon_lower > 5
+    assert a.statistical.false_positive_rate == 0 and a.statistical.false_negative_rate == 0
+
+
+def test_qop_worst_pair_is_interpolating_and_changes_curvature_by_L():
+    X0, y0, X1, y1 = A.qop_worst_case_pair(smoothness=2.0, n=4, theta_star=-1.5)
+    for X, y in ((X0, y0), (X1, y1)):
+        assert np.allclose(X[:, 0] * -1.5, y) and np.max(X**2) <= 2.0 + 1e-12
+    assert (X1**2).sum() - (X0**2).sum() == pytest.approx(2.0)
+    assert np.sum(np.any(X0 != X1, axis=1)) == 1
+
+
+def test_qop_audit_scores_follow_the_exact_law():
+    """The batched solver's θ on D1 has the law θ* − λ/(S1 + σ²W): compare with χ²_2 (KS test)."""
+    a = A.audit_qop(epsilon=2.0, delta=0.01, runs=200, rng=0)
+    s2 = a.details["sigma2"]
+    X0, y0, X1, y1 = A.qop_worst_case_pair(smoothness=1.0, n=5)
+    g = np.random.default_rng(5)
+    W = A._wishart(1, 2, 4000, g)
+    th = A._qop_solve(X1, y1, 1.0, s2, W, 1.0, 10.0)
+    w = (1.0 / (1.0 - th) - 5.0) / s2  # invert θ = 1 − 1/(5 + σ²W)
+    assert stats.kstest(w, stats.chi2(2).cdf).pvalue > 1e-4
+
+
+def test_audit_can_be_cancelled_and_reports_progress():
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        return done < 200
+
+    a = A.audit_lop(epsilon=1.0, delta=0.01, runs=1000, chunk=200, rng=0, progress=progress)
+    assert a.statistical.cancelled and math.isnan(a.epsilon_lower) and seen == [200]
+
+
+def test_audit_erm_dispatches_every_mechanism():
+    for mech in A.AUDIT_MECHANISMS:
+        a = A.audit_erm(mech, epsilon=2.0, delta=0.01, runs=200, rng=0)
+        assert a.claimed_epsilon == 2.0 and a.delta == 0.01
+    with pytest.raises(ValueError, match="mechanism"):
+        A.audit_erm("DP-SGD", epsilon=1.0, delta=0.01)
