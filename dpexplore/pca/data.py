@@ -19,9 +19,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpexplore.core.random import RNGLike, as_generator
-from dpexplore.core.validation import check_int, check_matrix, check_real
+from dpexplore.core.validation import check_int, check_matrix, check_real, check_vector
 
 __all__ = ["PCAData", "make_matrix", "spiked_gaussian", "coherence", "top_singular"]
+
+MAX_ENTRY = 1e100  # |A_ij| bound: squares, Gram matrices and scores ‖a‖·|⟨a, x⟩| stay finite
+MAX_CELLS = 50_000_000  # n·d bound of the generators (memory: 400 MB of float64)
+
+
+def _check_data(A, name: str = "A") -> np.ndarray:
+    """check_matrix plus a magnitude bound (larger entries overflow AᵀA and the row scores)."""
+    A = check_matrix(A, name)
+    big = float(np.max(np.abs(A), initial=0.0))
+    if big > MAX_ENTRY:
+        raise ValueError(f"{name} must have entries of absolute value <= {MAX_ENTRY:g} (larger ones overflow AᵀA and "
+                         f"the scores ‖a‖·|⟨a, x⟩|; rescale the data); got {big:g}")
+    return A
+
+
+def _check_size(n: int, d: int) -> None:
+    if n * d > MAX_CELLS:
+        raise ValueError(f"n*d must be <= {MAX_CELLS:,} (memory); got n = {n}, d = {d}")
 
 
 @dataclass(frozen=True)
@@ -76,7 +94,7 @@ def top_singular(A: np.ndarray) -> tuple[np.ndarray, float, float]:
     """
     from scipy import linalg
 
-    A = check_matrix(A, "A")
+    A = _check_data(A, "A")
     d = A.shape[1]
     gram = A.T @ A
     if d == 1:
@@ -106,10 +124,13 @@ def coherence(A: np.ndarray, v1: np.ndarray | None = None) -> float:
     >>> coherence(np.array([[1.0, 0.0], [0.0, 0.1], [0.0, 0.1]]))  # one row carries v1
     1.0
     """
-    A = check_matrix(A, "A")
+    A = _check_data(A, "A")
     if v1 is None:
         v1, _, _ = top_singular(A)
-    v = np.asarray(v1, dtype=float)
+    v = check_vector(v1, "v1")
+    if v.size != A.shape[1] or not np.linalg.norm(v) > 0:
+        raise ValueError(f"v1 must be a non-zero vector with d = {A.shape[1]} entries; got {v.size} entries"
+                         + (" (all zero)" if v.size == A.shape[1] else ""))
     v = v / np.linalg.norm(v)
     proj = A @ v
     s1 = float(np.linalg.norm(proj))
@@ -175,6 +196,7 @@ def make_matrix(
     d = check_int(d, "d", low=2)
     kappa = check_real(eigengap, "eigengap", low=0.0, high=1.0, low_open=True)
     floor = 1.0 / math.sqrt(n)
+    _check_size(n, d)
     ups = floor if coherence is None else check_real(coherence, "coherence", low=0.0, high=1.0, low_open=True)
     if ups < floor * (1 - 1e-9):
         raise ValueError(f"coherence must be a number in [1/sqrt(n), 1] = [{floor:.4g}, 1] for n={n}; got {ups!r}")
@@ -223,7 +245,8 @@ def spiked_gaussian(
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=2)
     kappa = check_real(eigengap, "eigengap", low=0.0, high=1.0, low_open=True)
-    tr = check_real(trace, "trace", low=0.0, low_open=True)
+    tr = check_real(trace, "trace", low=0.0, high=1e100, low_open=True)
+    _check_size(n, d)
     gen = as_generator(rng)
     v1 = gen.standard_normal(d)
     v1 /= np.linalg.norm(v1)

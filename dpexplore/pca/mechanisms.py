@@ -43,13 +43,16 @@ from dpexplore.core.validation import (
     check_vector,
 )
 
+from .data import _check_data
 from .metrics import sin2
 
 __all__ = [
     "PCAResult",
     "ThresholdChoice",
+    "adaptive_calibration",
     "adaptive_power_iteration",
     "analyze_gauss",
+    "analyze_gauss_calibration",
     "choose_threshold",
     "clip_rows",
     "default_iterations",
@@ -59,10 +62,14 @@ __all__ = [
     "power_iteration",
     "row_scores",
     "threshold_grid",
+    "worst_case_calibration",
     "zcdp_budget",
 ]
 
 _NEIGHBOURS = ("add-remove", "replace")
+_MAX_GRID = 10_000  # threshold-grid values (AboveThreshold examines them one by one)
+_MAX_GAUSS_D = 4_000  # Analyze Gauss forms a d×d matrix
+_MAX_GAUSS_EPSILON = 1e15  # beyond this the analytic Gaussian σ is not representable (core calibration fails)
 
 
 @dataclass(frozen=True)
@@ -153,8 +160,20 @@ def threshold_grid(low: float = 2.0**-10, high: float = 1.0, ratio: float = 2.0*
     low = check_positive(low, "low")
     high = check_real(high, "high", low=low)
     ratio = check_real(ratio, "ratio", low=1.0, low_open=True)
-    j = int(math.floor(math.log(high / low) / math.log(ratio) + 1e-9))
+    size = math.log(high / low) / math.log(ratio) + 1e-9
+    if not size < _MAX_GRID:
+        raise ValueError(f"ratio must be large enough that the grid from low={low:g} to high={high:g} has at most "
+                         f"{_MAX_GRID} values (log(high/low)/log(ratio) < {_MAX_GRID}); got ratio={ratio!r}")
+    j = int(math.floor(size))
     return high / ratio ** np.arange(j, -1, -1)
+
+
+def _check_A_x(A, x) -> tuple[np.ndarray, np.ndarray]:
+    A = _check_data(A, "A")
+    x = check_vector(x, "x")
+    if x.size != A.shape[1]:
+        raise ValueError(f"x must have d = {A.shape[1]} entries (one per column of A); got {x.size}")
+    return A, x
 
 
 def row_scores(A: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -165,6 +184,7 @@ def row_scores(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     >>> row_scores(np.array([[3.0, 4.0], [1.0, 0.0]]), np.array([1.0, 0.0]))
     array([15.,  1.])
     """
+    A, x = _check_A_x(A, x)
     return np.linalg.norm(A, axis=1) * np.abs(A @ x)
 
 
@@ -186,9 +206,19 @@ def filtered_update(A: np.ndarray, x: np.ndarray, theta: float) -> tuple[np.ndar
     >>> y, kept
     (array([1., 0.]), array([False,  True]))
     """
+    A, x = _check_A_x(A, x)
+    theta = check_real(theta, "theta", low=0.0, allow_inf=True)  # inf: no filter
     z = A @ x
     kept = np.linalg.norm(A, axis=1) * np.abs(z) <= theta
     return A.T @ np.where(kept, z, 0.0), kept
+
+
+def _check_grid(grid) -> np.ndarray:
+    grid = check_vector(grid, "grid")
+    if grid.size > _MAX_GRID or np.any(grid <= 0) or np.any(np.diff(grid) <= 0):
+        raise ValueError(f"grid must be strictly increasing positive thresholds (at most {_MAX_GRID}); got "
+                         + np.array2string(grid[:5]) + ("…" if grid.size > 5 else ""))
+    return grid
 
 
 @dataclass(frozen=True)
@@ -229,8 +259,10 @@ def choose_threshold(
     ThresholdChoice(index=2, theta=0.5, queries_answered=3)
     """
     m0 = check_int(m0, "m0", low=0)
-    grid = check_vector(grid, "grid")
-    s = np.sort(np.asarray(scores, dtype=float))
+    grid = _check_grid(grid)
+    s = np.sort(check_vector(scores, "scores", min_size=0))
+    if np.any(s < 0):
+        raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
     counts = s.size - np.searchsorted(s, grid, side="right")  # q_j for every grid value at once
 
     def negated_counts() -> Iterator[float]:
@@ -256,7 +288,11 @@ def default_m0(epsilon_svt: float) -> int:
     (16, 0)
     """
     eps = check_epsilon(epsilon_svt, "epsilon_svt")
-    return int(math.floor(8.0 / eps))
+    m0 = 8.0 / eps
+    if not m0 < 2**53:
+        raise ValueError(f"epsilon_svt must be a finite number >= {8.0 / 2**53:.3g} (so that m0 = 8/epsilon_svt is a "
+                         f"representable count); got {epsilon_svt!r}")
+    return int(math.floor(m0))
 
 
 def zcdp_budget(epsilon: float, delta: float, iterations: int, svt_share: float) -> dict[str, float]:
@@ -276,6 +312,10 @@ def zcdp_budget(epsilon: float, delta: float, iterations: int, svt_share: float)
     t = check_int(iterations, "iterations", low=1)
     share = check_real(svt_share, "svt_share", low=0.0, high=1.0, high_open=True)
     rho = dp_to_zcdp(eps, delta)
+    if not rho / t > 0:
+        raise ValueError(f"epsilon is too small for delta={delta:g} and {t} iteration(s): the zCDP budget per "
+                         f"iteration rounds to 0 (epsilon must be a finite number > 0 with a representable rho); "
+                         f"got epsilon={epsilon!r}")
     rho_svt = share * rho / t
     return {"rho": rho, "rho_svt_step": rho_svt, "epsilon_svt_step": math.sqrt(2.0 * rho_svt),
             "rho_gauss_step": (1.0 - share) * rho / t}
@@ -291,6 +331,7 @@ def clip_rows(A: np.ndarray, clip_norm: float = 1.0) -> np.ndarray:
            [0.3, 0.4]])
     """
     c = check_positive(clip_norm, "clip_norm")
+    A = _check_data(A, "A")
     norms = np.linalg.norm(A, axis=1)
     with np.errstate(divide="ignore"):  # zero rows: factor 1 (they are not scaled)
         factor = np.where(norms > c, c / np.where(norms > 0, norms, 1.0), 1.0)
@@ -303,12 +344,14 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def _check_common(A, iterations, v1, default_t):
-    A = check_matrix(A, "A")
+    A = _check_data(A, "A")
     t = default_t if iterations is None else check_int(iterations, "iterations", low=1, high=10_000)
     if v1 is not None:
         v1 = check_vector(v1, "v1")
         if v1.size != A.shape[1]:
             raise ValueError(f"v1 must have d = {A.shape[1]} entries (one per column of A); got {v1.size}")
+        if not np.linalg.norm(v1) > 0:
+            raise ValueError("v1 must be a non-zero vector (the true direction); got the zero vector")
     return A, t, v1
 
 
@@ -376,6 +419,39 @@ def adaptive_power_iteration(
     >>> bool(sin2(data.v1, res.vector) < 1e-6), round(res.epsilon, 6)
     (True, 1000000.0)
     """
+    return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=1.0,
+                         method="adaptive")
+
+
+def adaptive_calibration(epsilon: float, delta: float, iterations: int, svt_share: float = 0.25,
+                         neighbours: str = "add-remove") -> tuple[dict[str, float], float]:
+    """Accounting of :func:`adaptive_power_iteration`: the zCDP split and the noise multiplier σ_t/θ_t.
+
+    Returns ``(budget, multiplier)`` with ``budget`` from :func:`zcdp_budget` and multiplier
+    = (1 or 2)/√(2ρ_gauss) (sensitivity θ_t under add/remove, 2θ_t under replace), so each Gaussian
+    step is exactly the Gaussian mechanism with μ = √(2ρ_gauss) (μ-GDP). Used by the mechanism and by
+    the audits in :mod:`dpexplore.pca.audit` (one calibration, audited where it is used).
+
+    Examples
+    --------
+    >>> budget, mult = adaptive_calibration(1.0, 1e-5, 10)
+    >>> round(1 / mult, 6) == round(math.sqrt(2 * budget["rho_gauss_step"]), 6)
+    True
+    """
+    eps = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    t = check_int(iterations, "iterations", low=1, high=10_000)
+    neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
+    budget = zcdp_budget(eps, delta, t, svt_share)
+    if budget["rho_svt_step"] <= 0:
+        raise ValueError(f"svt_share must be > 0 and < 1 for the adaptive method; got {svt_share!r}")
+    sens_factor = 1.0 if neighbours == "add-remove" else 2.0
+    return budget, sens_factor / math.sqrt(2.0 * budget["rho_gauss_step"])
+
+
+def _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, *, noise_scale: float,
+                  method: str) -> PCAResult:
+    """Algorithm 1; ``noise_scale`` ≠ 1 only for the deliberately broken teaching variant (pca.audit)."""
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
@@ -383,15 +459,16 @@ def adaptive_power_iteration(
     n, d = A.shape
     if t_total is None:
         t_total = default_iterations(d)
-    grid = threshold_grid() if grid is None else check_vector(grid, "grid")
-    if np.any(grid <= 0) or np.any(np.diff(grid) <= 0):
-        raise ValueError("grid must be strictly increasing positive thresholds; got " + np.array2string(grid[:5]))
-    budget = zcdp_budget(eps, delta, t_total, svt_share)
-    if budget["rho_svt_step"] <= 0:
-        raise ValueError(f"svt_share must be > 0 for the adaptive method; got {svt_share!r}")
-    m0 = default_m0(budget["epsilon_svt_step"]) if m0 is None else check_int(m0, "m0", low=0)
-    sens_factor = 1.0 if neighbours == "add-remove" else 2.0
-    multiplier = sens_factor / math.sqrt(2.0 * budget["rho_gauss_step"])
+    grid = threshold_grid() if grid is None else _check_grid(grid)
+    budget, multiplier = adaptive_calibration(eps, delta, t_total, svt_share, neighbours)
+    if m0 is None:
+        if not 8.0 / budget["epsilon_svt_step"] < 2**53:
+            raise ValueError(f"epsilon is too small: the SVT count target m0 = 8/epsilon_svt is not representable; "
+                             f"epsilon must be a finite number > 0 giving epsilon_svt >= 1e-15; got {epsilon!r}")
+        m0 = default_m0(budget["epsilon_svt_step"])
+    else:
+        m0 = check_int(m0, "m0", low=0)
+    multiplier *= noise_scale  # 1 except in broken_adaptive_power_iteration
     gen = as_generator(rng)
 
     x = _unit(gen.standard_normal(d))  # step 1
@@ -412,7 +489,7 @@ def adaptive_power_iteration(
         if v1 is not None:
             path[t] = sin2(v1, x)
     spent = zcdp_to_dp(t_total * (budget["epsilon_svt_step"] ** 2 / 2.0 + budget["rho_gauss_step"]), delta)
-    return PCAResult(vector=x, method="adaptive", epsilon=spent, delta=delta, neighbours=neighbours,
+    return PCAResult(vector=x, method=method, epsilon=spent, delta=delta, neighbours=neighbours,
                      iterations=t_total, rho=budget["rho"], rho_svt_step=budget["rho_svt_step"],
                      epsilon_svt_step=budget["epsilon_svt_step"], rho_gauss_step=budget["rho_gauss_step"],
                      noise_multiplier=multiplier, m0=m0, thresholds=thetas, rows_filtered=filtered,
@@ -444,18 +521,41 @@ def noisy_power_iteration(
     >>> bool(sin2(data.v1, res.vector) < 1e-6), res.thresholds[:2]
     (True, array([1., 1.]))
     """
+    return _worst_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, v1, noise_scale=1.0,
+                      method="worst-case power")
+
+
+def worst_case_calibration(epsilon: float, delta: float, iterations: int, clip_norm: float = 1.0,
+                           neighbours: str = "add-remove") -> tuple[dict[str, float], float]:
+    """Accounting of :func:`noisy_power_iteration`: ``(budget, sigma)``, σ = Δ/√(2ρ/T) with Δ = clip_norm²
+    (add/remove) or 2·clip_norm² (replace). Each step is the Gaussian mechanism with μ = Δ/σ.
+
+    Examples
+    --------
+    >>> budget, sigma = worst_case_calibration(1.0, 1e-5, 10)
+    >>> round(1 / sigma ** 2 / 2, 12) == round(budget["rho_gauss_step"], 12)
+    True
+    """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
+    t = check_int(iterations, "iterations", low=1, high=10_000)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
+    c = check_positive(clip_norm, "clip_norm")
+    budget = zcdp_budget(eps, delta, t, 0.0)
+    sens = c * c * (1.0 if neighbours == "add-remove" else 2.0)
+    return budget, sens / math.sqrt(2.0 * budget["rho_gauss_step"])
+
+
+def _worst_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, v1, *, noise_scale: float,
+               method: str) -> PCAResult:
     A, t_total, v1 = _check_common(A, iterations, v1, None)
     d = A.shape[1]
     if t_total is None:
         t_total = default_iterations(d)
-    c = check_positive(clip_norm, "clip_norm")
+    budget, sigma = worst_case_calibration(epsilon, delta, t_total, clip_norm, neighbours)
+    c = float(clip_norm)
+    sigma *= noise_scale  # 1 except in broken_noisy_power_iteration
     Ac = clip_rows(A, c)
-    budget = zcdp_budget(eps, delta, t_total, 0.0)
-    sens = c * c * (1.0 if neighbours == "add-remove" else 2.0)
-    sigma = sens / math.sqrt(2.0 * budget["rho_gauss_step"])
     gen = as_generator(rng)
     x = _unit(gen.standard_normal(d))
     norms = np.linalg.norm(Ac, axis=1)
@@ -467,8 +567,8 @@ def noisy_power_iteration(
         x = _unit(Ac.T @ z + sigma * gen.standard_normal(d))
         if v1 is not None:
             path[t] = sin2(v1, x)
-    spent = zcdp_to_dp(t_total * budget["rho_gauss_step"], delta)
-    return PCAResult(vector=x, method="worst-case power", epsilon=spent, delta=delta, neighbours=neighbours,
+    spent = zcdp_to_dp(t_total * budget["rho_gauss_step"], float(delta))
+    return PCAResult(vector=x, method=method, epsilon=spent, delta=float(delta), neighbours=neighbours,
                      iterations=t_total, rho=budget["rho"], rho_gauss_step=budget["rho_gauss_step"],
                      noise_multiplier=sigma / (c * c), thresholds=np.full(t_total, c * c),
                      rows_filtered=np.zeros(t_total, dtype=int), max_scores=max_scores, sin2_path=path)
@@ -501,22 +601,49 @@ def analyze_gauss(
     >>> bool(sin2(data.v1, res.vector) < 1e-6)
     True
     """
-    eps = check_epsilon(epsilon)
+    return _gauss_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, noise_scale=1.0,
+                      method="Analyze Gauss")
+
+
+def analyze_gauss_calibration(epsilon: float, delta: float, clip_norm: float = 1.0,
+                              neighbours: str = "add-remove") -> tuple[float, float]:
+    """Accounting of :func:`analyze_gauss`: ``(sensitivity, sigma)``, Δ = clip_norm² (add/remove) or
+    √2·clip_norm² (replace), σ the analytic Gaussian calibration of Δ at (ε, δ) (exact: the mechanism is
+    μ-GDP with μ = Δ/σ and its privacy curve passes through (ε, δ)). ε ≤ 1e15.
+
+    Examples
+    --------
+    >>> sens, sigma = analyze_gauss_calibration(1.0, 1e-5)
+    >>> from dpexplore.core import gdp_epsilon
+    >>> round(gdp_epsilon(sens / sigma, 1e-5), 6)
+    1.0
+    """
+    eps = check_real(epsilon, "epsilon", low=0.0, high=_MAX_GAUSS_EPSILON, low_open=True)
     delta = check_delta(delta)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
-    A = check_matrix(A, "A")
+    c = check_positive(clip_norm, "clip_norm")
+    sens = c * c * (1.0 if neighbours == "add-remove" else math.sqrt(2.0))
+    return sens, gaussian_sigma(eps, delta, sens)
+
+
+def _gauss_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, *, noise_scale: float,
+               method: str) -> PCAResult:
+    sens, sigma = analyze_gauss_calibration(epsilon, delta, clip_norm, neighbours)
+    A = _check_data(A, "A")
     if iterations is not None:
         check_int(iterations, "iterations", low=1, high=10_000)
-    c = check_positive(clip_norm, "clip_norm")
     d = A.shape[1]
+    if d > _MAX_GAUSS_D:
+        raise ValueError(f"A must have at most {_MAX_GAUSS_D} columns for Analyze Gauss (it forms a d×d matrix); "
+                         f"got d = {d}")
+    c = float(clip_norm)
+    sigma *= noise_scale  # 1 except in broken_analyze_gauss
     Ac = clip_rows(A, c)
-    sens = c * c * (1.0 if neighbours == "add-remove" else math.sqrt(2.0))
-    sigma = gaussian_sigma(eps, delta, sens)
     gen = as_generator(rng)
     noise = np.triu(gen.standard_normal((d, d)) * sigma)
     C = Ac.T @ Ac + noise + np.triu(noise, 1).T
     _, vec = linalg.eigh(C, subset_by_index=[d - 1, d - 1])
-    return PCAResult(vector=_unit(vec[:, 0]), method="Analyze Gauss", epsilon=eps, delta=delta,
+    return PCAResult(vector=_unit(vec[:, 0]), method=method, epsilon=float(epsilon), delta=float(delta),
                      neighbours=neighbours, iterations=0, noise_multiplier=sigma / (c * c))
 
 
@@ -538,18 +665,29 @@ def power_iteration(
     >>> np.round(np.abs(res.vector), 6)
     array([1., 0., 0.])
     """
-    A, t_total, v1 = _check_common(A, iterations, v1, None)
+    A = check_matrix(A, "A")  # any finite magnitude: rescaled below
+    _, t_total, v1 = _check_common(np.zeros((1, A.shape[1])), iterations, v1, None)
     tol = check_positive(tol, "tol", allow_zero=True)
     fixed = t_total is not None
     t_max = t_total if fixed else 1000
     gen = as_generator(rng)
+    top = float(np.max(np.abs(A), initial=0.0))
+    if top > 0 and not 1e-50 < top < 1e50:
+        A = A / top  # the direction is scale-invariant; this keeps AᵀAx clear of overflow and underflow
     x = _unit(gen.standard_normal(A.shape[1]))
     path = []
     done = 0
     for _ in range(t_max):
         new = _unit(A.T @ (A @ x))
         done += 1
-        step = sin2(x, new) if np.any(new) else 0.0
+        if not np.any(new):
+            # AᵀAx = 0: for A = 0 every unit vector is a top singular vector (keep x); otherwise x hit the
+            # null space (probability 0 for a random start) and a fresh start is drawn.
+            if top == 0:
+                new = x
+            else:
+                new = _unit(gen.standard_normal(A.shape[1]))
+        step = sin2(x, new)
         x = new
         if v1 is not None:
             path.append(sin2(v1, x))

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpexplore.core import mean_confidence_band
+from dpexplore.core.validation import check_choice
 from dpexplore.pca import (
     adaptive_power_iteration,
     analyze_gauss,
@@ -24,8 +25,11 @@ from dpexplore.pca import (
     theorem_1_1,
     theorem_1_2,
 )
+from dpexplore.pca.audit import audit_analyze_gauss, audit_power_step, audit_threshold_choice
+from dpexplore.pca.mechanisms import adaptive_calibration, default_m0, row_scores
 
 from . import figures as F
+from .audit import AuditReport
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
@@ -97,6 +101,10 @@ class PrivatePCADashboard(Dashboard):
                      "1 = one row"),
         Control("trials", "trials", "int", 3, 1, 8),
         Control("seed", "seed", "int", 0, 0, 999),
+        Control("audit", "audit (bottom)", "choice", "adaptive",
+                options=(("adaptive step", "adaptive"), ("SVT choice (exact)", "svt"),
+                         ("worst-case step", "worst"), ("Analyze Gauss", "gauss")),
+                help="which mechanism the Audit section at the bottom of the page audits (no plot depends on it)"),
     ]
     panels = [
         Panel("vs_eps", "1. Error vs privacy ε", depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials",
@@ -304,6 +312,59 @@ class PrivatePCADashboard(Dashboard):
             F.add_note(fig, "Thm 1.2 not drawn where " + bad[0].split(" fails")[0] + " fails", y=0.06)
         self._sin2_axes(fig)
         return fig
+
+    # -- audit -------------------------------------------------------------------------------
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.widgets["audit"].layout.width = "max-content"  # the kit's default width cuts the option text
+
+    audit_description = (
+        "Pick what to audit with the <b>audit</b> menu at the top. Audits run at the current n, d, κ, Υ, ε "
+        "(trial-0 data). δ of every ε below = 1e-3: a per-step claim holds at every δ, and 10⁵ runs resolve ε well "
+        "at 1e-3 but not at 1e-5. "
+        "<b>What is audited:</b> one iteration's Gaussian step of the chosen power method, against that step's own "
+        "claim (each step claims to be the Gaussian mechanism with μ = √(2ρ<sub>step</sub>), whose tight ε is the "
+        "'claimed ε'), with x<sub>t</sub> = v1 and θ<sub>t</sub> given (they are public in the privacy proof). "
+        "Auditing a whole T-step run would be far weaker. <b>Worst-case pair:</b> the data A and A plus one row "
+        "√θ·x<sub>t</sub> — its contribution ‖a‖·|⟨a, x<sub>t</sub>⟩| is exactly θ<sub>t</sub>, the largest the "
+        "filter lets through. <b>Test:</b> the projection of the released A<sup>T</sup>Ax + noise on x<sub>t</sub> "
+        "(the likelihood ratio), run many times per input; ε̂ is a Clopper–Pearson lower bound. The SVT choice is "
+        "audited exactly (its output is a grid index); Analyze Gauss on its released matrix with an axis-vector row. "
+        "The broken variants halve the Gaussian noise while claiming the same ε."
+    )
+    audit_runs = (200_000, 1_000_000)
+    AUDIT_DELTA = 1e-3
+
+    def audit_report(self, p: Mapping[str, Any], *, broken: bool, runs: int, rng: int, progress) -> AuditReport:
+        which = check_choice(p.get("audit", "adaptive"), "audit", ("adaptive", "svt", "worst", "gauss"))
+        n, d, kappa, eps = p["n"], p["d"], p["kappa"], p["epsilon"]
+        data = self._data(n, d, kappa, self._upsilon(p), p["seed"], 0)
+        T = default_iterations(d, kappa)
+        seed = np.random.SeedSequence([int(rng), 99])
+        if which == "svt":
+            budget, _ = adaptive_calibration(eps, DELTA, T)
+            eps_svt = budget["epsilon_svt_step"]
+            progress(0, 1)
+            audit, k = audit_threshold_choice(row_scores(data.A, data.v1), m0=default_m0(eps_svt), epsilon=eps_svt,
+                                              broken=broken)
+            progress(1, 1)
+            return AuditReport(
+                mechanism=("BROKEN (Laplace noise ÷ 4) " if broken else "") + "SVT threshold choice of one "
+                          f"adaptive step (x_t = v1, T = {T})",
+                neighbours=f"the rows' scores and the scores plus one row above the first {k} grid values (worst k)",
+                claimed_epsilon=eps_svt, delta=0.0, exact_epsilon=audit.epsilon, runs=0, seconds=0.0)
+        if which == "gauss":
+            res = audit_analyze_gauss(data.A, epsilon=eps, delta=DELTA, broken=broken, runs=runs,
+                                      audit_delta=self.AUDIT_DELTA, rng=seed, progress=progress)
+        else:
+            res = audit_power_step(data.A, method="adaptive" if which == "adaptive" else "worst-case", epsilon=eps,
+                                   delta=DELTA, iterations=T, x=data.v1, broken=broken, runs=runs,
+                                   audit_delta=self.AUDIT_DELTA, rng=seed, progress=progress)
+        st = res.statistical
+        return AuditReport(mechanism=f"{res.mechanism} — {res.scope}", neighbours=res.neighbours,
+                           claimed_epsilon=res.claimed_epsilon, delta=res.delta, exact_epsilon=res.exact_epsilon,
+                           epsilon_lower=None if st.cancelled else st.epsilon_lower, confidence=st.confidence,
+                           runs=runs, seconds=st.seconds, cancelled=st.cancelled)
 
     # -- reproduce -----------------------------------------------------------------------------
     def reproduce(self, p: Mapping[str, Any]) -> str:

@@ -1,0 +1,696 @@
+"""Auditing the private PCA mechanisms: worst-case neighbours, broken variants, per-step audits.
+
+**What is audited (read this first).** Auditing a whole T-iteration run black-box is weak: the
+released x_T is a unit vector that has forgotten most of what any one step leaked, and the claim
+spreads ε over T steps. The audits here therefore audit **one iteration's Gaussian step** against
+that step's own claim, which is legitimate and much sharper:
+
+* The privacy proof (zCDP composition, :mod:`.mechanisms`) treats step t as a fresh mechanism whose
+  inputs x_t (the previous released iterate) and θ_t (the released SVT output) are public. Step t
+  releases y = A_θᵀA_θ x_t + σ_t g with g ~ N(0, I_d) and claims ρ_gauss-zCDP, i.e. it claims to be the
+  Gaussian mechanism with μ = Δ_t/σ_t = √(2ρ_gauss) (μ-GDP). The **claimed ε** reported here is that
+  claim's tight curve at the audit δ, ``gdp_epsilon(√(2ρ_gauss), δ)`` (the zCDP conversion
+  ``zcdp_to_dp(ρ_gauss, δ)``, looser, is reported beside it as ``accountant_epsilon``).
+* :func:`audit_power_step` fixes x_t and θ_t, builds the worst-case neighbouring pair, runs the step's
+  code (the mechanism's own calibration function and :func:`~.mechanisms.filtered_update`) ``runs``
+  times on each input, and scores each output by its projection on the direction the changed row
+  pushes — the likelihood ratio of the pair, since the noise is isotropic. The pair's **exact ε** is
+  known too: the two output laws are Gaussians at distance Δ (the actual shift, computed on the pair),
+  so ε_exact = ``gdp_epsilon(Δ/σ_t, δ)``.
+* The SVT half of each adaptive step is audited **exactly** (:func:`audit_threshold_choice`): its output
+  is an index on a finite grid whose law is a one-dimensional integral.
+* :func:`audit_analyze_gauss` audits DTTZ14's release ĀᵀĀ + E itself (the eigenvector is
+  post-processing) on the pair whose row is an axis vector (the worst case, see
+  :func:`worst_case_row_analyze_gauss`).
+
+The audits do not cover the composition over T steps (that is arithmetic, tested in
+``tests/pca/test_mechanisms.py``) nor the loop glue between steps.
+
+**Worst-case neighbours** (add/remove; replace as an option): for a power step with threshold θ and
+iterate x, a row's contribution a aᵀx has norm ‖a‖·|⟨a, x⟩| ≤ θ if it is kept; the row
+a = √θ·x has score exactly θ and pushes the sum by θ·x, the largest move the filter allows (the
+sensitivity bound is attained, so no pair is harder for this step). Under replace, two rows
+r(c·x ± s·w) (w ⊥ x, c small, score exactly θ) push by θ(c x ± s w): the difference 2θs ≈ 2θ.
+
+**Broken variants** (``broken_*``, teaching only, never a default): the same code with the Gaussian
+noise standard deviation halved, while the result still reports the correct mechanism's ε.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from dpexplore.core.audit import ExactAudit, StatisticalAudit, epsilon_lower_bound, exact_audit
+from dpexplore.core.gaussian import gdp_epsilon, zcdp_to_dp
+from dpexplore.core.random import RNGLike, as_generator
+from dpexplore.core.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_real,
+    check_vector,
+)
+
+from .data import _check_data, top_singular
+from .mechanisms import (
+    _NEIGHBOURS,
+    PCAResult,
+    _adaptive_run,
+    _check_grid,
+    _gauss_run,
+    _worst_run,
+    adaptive_calibration,
+    analyze_gauss_calibration,
+    choose_threshold,
+    clip_rows,
+    default_iterations,
+    default_m0,
+    filtered_update,
+    row_scores,
+    threshold_grid,
+    worst_case_calibration,
+)
+
+__all__ = [
+    "PCAAudit",
+    "worst_case_row",
+    "worst_case_pair_power_step",
+    "worst_case_row_analyze_gauss",
+    "broken_adaptive_power_iteration",
+    "broken_noisy_power_iteration",
+    "broken_analyze_gauss",
+    "audit_power_step",
+    "audit_analyze_gauss",
+    "threshold_choice_law",
+    "audit_threshold_choice",
+]
+
+_REPLACE_COS = 0.05  # c in the replace pair r(c x ± s w): small, so the difference 2θ√(1 − c²) is ≈ 2θ
+_SAFE = 1.0 - 1e-9  # rows are built with score θ·_SAFE so rounding never pushes them above θ (filtered out)
+_MAX_RUNS = 2_000_000
+
+
+@dataclass(frozen=True)
+class PCAAudit:
+    """Result of a PCA audit (independent of the dashboard kit).
+
+    Attributes
+    ----------
+    mechanism : str
+        What was audited ("BROKEN …" for a broken variant).
+    scope : str
+        Which part of the mechanism (e.g. "one Gaussian step (t of T, x_t and θ_t given)").
+    neighbours : str
+        The neighbouring pair.
+    claimed_epsilon : float
+        The claimed ε of the audited part at ``delta`` (tight curve of the claimed calibration).
+    accountant_epsilon : float
+        The same claim through the zCDP conversion (looser; NaN where not applicable).
+    exact_epsilon : float
+        The pair's exact ε at ``delta`` (from the exact Gaussian law of the audited release).
+    delta : float
+        δ at which every ε here is stated.
+    statistical : StatisticalAudit
+        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
+    broken : bool
+    """
+
+    mechanism: str
+    scope: str
+    neighbours: str
+    claimed_epsilon: float
+    accountant_epsilon: float
+    exact_epsilon: float
+    delta: float
+    statistical: StatisticalAudit
+    broken: bool
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.statistical.epsilon_lower
+
+    @property
+    def violation(self) -> bool:
+        """The exact ε or the lower bound ε̂ exceeds the claim (the claim is refuted on this pair)."""
+        tol = 1e-9 * max(1.0, self.claimed_epsilon)
+        return bool(self.exact_epsilon > self.claimed_epsilon + tol or self.statistical.violation)
+
+
+# ---------------------------------------------------------------------------------------------
+# worst-case neighbours
+# ---------------------------------------------------------------------------------------------
+def worst_case_row(x: np.ndarray, theta: float) -> np.ndarray:
+    """The row a = √θ·x/‖x‖: score ‖a‖·|⟨a, x⟩| = θ (kept by the filter) and contribution a aᵀx = θ·x/‖x‖.
+
+    Its contribution has the largest norm any kept row can have (θ), so adding it attains the
+    add/remove sensitivity of a power step (see the module docstring). Built at θ(1 − 1e-9) so that
+    rounding never lifts its score above θ.
+
+    Examples
+    --------
+    >>> a = worst_case_row(np.array([0.6, 0.8]), 0.25)
+    >>> np.round(a, 6), round(float(row_scores(a[None, :], np.array([0.6, 0.8]))[0]), 6)
+    (array([0.3, 0.4]), 0.25)
+    """
+    x = check_vector(x, "x")
+    nx = float(np.linalg.norm(x))
+    if nx == 0.0:
+        raise ValueError("x must be a non-zero vector (the current iterate); got the zero vector")
+    theta = check_positive(theta, "theta")
+    return math.sqrt(theta * _SAFE) * x / nx
+
+
+def _orthogonal_unit(x: np.ndarray) -> np.ndarray:
+    e = np.zeros_like(x)
+    e[int(np.argmin(np.abs(x)))] = 1.0
+    w = e - (e @ x) * x
+    return w / np.linalg.norm(w)
+
+
+def worst_case_pair_power_step(A: np.ndarray, x: np.ndarray, theta: float, neighbours: str = "add-remove", *,
+                               clip_norm: float | None = None) -> tuple[np.ndarray, np.ndarray, str]:
+    """Neighbouring matrices (A0, A1) that move one power step y = A_θᵀA_θx the most, and a description.
+
+    add-remove: A0 = A, A1 = A plus :func:`worst_case_row` (shift θ). replace, unbounded rows (the
+    adaptive method): A0 = A plus r(c x + s w), A1 = A plus r(c x − s w) with w ⊥ x, c = 0.05,
+    s = √(1 − c²), r² = θ/c (both scores θ): the contributions differ by 2θs ≈ 2θ, the replace
+    sensitivity. replace with rows bounded by ``clip_norm`` (worst-case method, θ = clip_norm²): the
+    contributions (a·x)a of rows ‖a‖ ≤ c fill the ball of radius c²/2 around (c²/2)x, whose diameter is
+    c², reached by the rows c(x ± w)/√2 — so under replace that method's step moves by c², not the 2c²
+    its calibration assumes (conservative: the audit then shows exact ε below the claim). d ≥ 2 for replace.
+
+    Examples
+    --------
+    >>> A = np.eye(3)
+    >>> A0, A1, _ = worst_case_pair_power_step(A, np.array([1.0, 0.0, 0.0]), 0.5)
+    >>> A0.shape, A1.shape
+    ((3, 3), (4, 3))
+    """
+    A = _check_data(A, "A")
+    x = check_vector(x, "x")
+    if x.size != A.shape[1]:
+        raise ValueError(f"x must have d = {A.shape[1]} entries (one per column of A); got {x.size}")
+    theta = check_positive(theta, "theta")
+    neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
+    if neighbours == "add-remove":
+        a = worst_case_row(x, theta)
+        return A, np.vstack([A, a]), (f"A and A plus one row √θ·x_t (score exactly θ_t = {theta:.3g}, aligned with "
+                                      "the iterate: it moves the step by θ_t, the most the filter allows)")
+    if A.shape[1] < 2:
+        raise ValueError(f"A must have at least 2 columns for the replace pair; got shape {A.shape}")
+    xu = x / np.linalg.norm(x)
+    w = _orthogonal_unit(xu)
+    if clip_norm is not None:
+        cn = check_positive(clip_norm, "clip_norm")
+        b0, b1 = cn * _SAFE * (xu + w) / math.sqrt(2.0), cn * _SAFE * (xu - w) / math.sqrt(2.0)
+        return (np.vstack([A, b0]), np.vstack([A, b1]),
+                f"A plus one row, replaced: rows {cn:g}·(x_t ± w)/√2 with w ⊥ x_t (contributions differ by "
+                f"{cn * cn:g}, the diameter of the set of possible contributions)")
+    c = _REPLACE_COS
+    s = math.sqrt(1.0 - c * c)
+    r = math.sqrt(theta * _SAFE / c)
+    b0, b1 = r * (c * xu + s * w), r * (c * xu - s * w)
+    return (np.vstack([A, b0]), np.vstack([A, b1]),
+            f"A plus one row, replaced: two rows of score θ_t = {theta:.3g} nearly orthogonal to x_t whose "
+            f"contributions differ by {2 * s:.4f}·θ_t")
+
+
+def worst_case_row_analyze_gauss(d: int, clip_norm: float = 1.0, k: int = 0) -> np.ndarray:
+    """The row c·e_k: it changes ĀᵀĀ by c² in entry (k, k) only.
+
+    Why it is the worst case: a row a changes the released upper triangle by triu(a aᵀ), whose ℓ2 norm²
+    is (‖a‖⁴ + Σ a_i⁴)/2 ≤ ‖a‖⁴, with equality exactly when a is an axis vector. So c·e_k attains the
+    sensitivity c² (a row along a diagonal direction only reaches ≈ c²/√2).
+
+    Examples
+    --------
+    >>> worst_case_row_analyze_gauss(3, 1.0, k=1)
+    array([0., 1., 0.])
+    """
+    d = check_int(d, "d", low=1)
+    c = check_positive(clip_norm, "clip_norm")
+    k = check_int(k, "k", low=0, high=d - 1)
+    row = np.zeros(d)
+    row[k] = c
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# deliberately broken variants (teaching only)
+# ---------------------------------------------------------------------------------------------
+def broken_adaptive_power_iteration(
+    A: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    rng: RNGLike = None,
+    grid: np.ndarray | None = None,
+    m0: int | None = None,
+    svt_share: float = 0.25,
+    neighbours: str = "add-remove",
+    v1: np.ndarray | None = None,
+) -> PCAResult:
+    """BROKEN on purpose: Algorithm 1 with the Gaussian noise σ_t = θ_t·c/2 (half the calibrated value).
+
+    The bug of a sensitivity factor applied on the wrong side (e.g. the replace factor 2 dividing
+    instead of multiplying). Everything else — SVT, filter, accounting — is the correct code, and the
+    result *claims* the correct ε. True privacy: each Gaussian step is 2μ-GDP instead of μ-GDP
+    (4ρ_gauss-zCDP), so the run is really zcdp_to_dp(T(ε_svt²/2 + 4ρ_gauss), δ)-DP. Teaching audits only.
+
+    Examples
+    --------
+    >>> from dpexplore.pca import adaptive_power_iteration, make_matrix
+    >>> A = make_matrix(100, 10, eigengap=0.8, rng=0).A
+    >>> ok = adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
+    >>> bad = broken_adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
+    >>> bad.epsilon == ok.epsilon, bad.noise_multiplier / ok.noise_multiplier, bad.method
+    (True, 0.5, 'BROKEN adaptive (noise halved)')
+    """
+    return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=0.5,
+                         method="BROKEN adaptive (noise halved)")
+
+
+def broken_noisy_power_iteration(
+    A: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    rng: RNGLike = None,
+    clip_norm: float = 1.0,
+    neighbours: str = "add-remove",
+    v1: np.ndarray | None = None,
+) -> PCAResult:
+    """BROKEN on purpose: worst-case noisy power iteration with σ halved, claiming the correct ε.
+
+    True privacy: each step 4ρ_step-zCDP, the run zcdp_to_dp(4ρ, δ)-DP. Teaching audits only.
+
+    Examples
+    --------
+    >>> A = np.eye(4)
+    >>> broken_noisy_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0).method
+    'BROKEN worst-case power (noise halved)'
+    """
+    return _worst_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, v1, noise_scale=0.5,
+                      method="BROKEN worst-case power (noise halved)")
+
+
+def broken_analyze_gauss(
+    A: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    rng: RNGLike = None,
+    clip_norm: float = 1.0,
+    neighbours: str = "add-remove",
+) -> PCAResult:
+    """BROKEN on purpose: Analyze Gauss with σ halved, claiming the correct (ε, δ).
+
+    True privacy: 2μ-GDP where the claim is μ-GDP (μ = Δ/σ), i.e. ε_true = gdp_epsilon(2μ, δ).
+    Teaching audits only.
+
+    Examples
+    --------
+    >>> broken_analyze_gauss(np.eye(3), epsilon=1.0, delta=1e-5, rng=0).epsilon
+    1.0
+    """
+    return _gauss_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, noise_scale=0.5,
+                      method="BROKEN Analyze Gauss (noise halved)")
+
+
+# ---------------------------------------------------------------------------------------------
+# statistical audits
+# ---------------------------------------------------------------------------------------------
+def _check_audit_args(runs, audit_delta, confidence, chunk, progress):
+    runs = check_int(runs, "runs", low=20, high=_MAX_RUNS)
+    audit_delta = check_delta(audit_delta, "audit_delta")
+    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    chunk = check_int(chunk, "chunk", low=1)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total) or None; got {type(progress).__name__}")
+    return runs, audit_delta, conf, chunk
+
+
+def _sample_projected(mean0: float, mean1: float, sigma: float, runs: int, gen: np.random.Generator,
+                      chunk: int, progress, draw: Callable[[np.random.Generator, int], np.ndarray]):
+    """Scores of ``runs`` releases per input in chunks; returns (s0, s1) or None if cancelled."""
+    s0, s1 = np.empty(runs), np.empty(runs)
+    g0, g1 = gen.spawn(2)
+    done = 0
+    while done < runs:
+        stop = min(runs, done + chunk)
+        m = stop - done
+        s0[done:stop] = mean0 + sigma * draw(g0, m)
+        s1[done:stop] = mean1 + sigma * draw(g1, m)
+        done = stop
+        if progress is not None and progress(done, runs) is False:
+            return None
+    return s0, s1
+
+
+def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -> float:
+    """Threshold maximising the Clopper–Pearson lower bound ε̂ on the calibration half.
+
+    Candidates: quantiles of the pooled calibration scores at 1/400 steps *plus* log-spaced tail
+    quantiles down to 1/size (large ε is only visible far in the tails, at false-positive rates of
+    10⁻⁴, which a 1/400 grid cannot reach). The criterion is the same lower bound that is then
+    evaluated on the held-out half: a plug-in estimate would favour far-tail thresholds backed by a
+    handful of runs, which then fail on the evaluation half.
+    """
+    pooled = np.concatenate([s0, s1])
+    tail = np.geomspace(0.5 / pooled.size, 0.0025, 120)
+    cand = np.unique(np.quantile(pooled, np.concatenate([np.linspace(0, 1, 401), tail, 1 - tail])))
+    n0, n1 = s0.size, s1.size
+    k_fp = n0 - np.searchsorted(np.sort(s0), cand, side="left")  # runs of input 0 with score ≥ t
+    k_fn = np.searchsorted(np.sort(s1), cand, side="left")  # runs of input 1 with score < t
+    alpha = (1.0 - conf) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):  # k = n gives b = 0: the bound is 1 there (set below)
+        fp_up = np.where(k_fp < n0, stats.beta.ppf(1 - alpha, k_fp + 1, n0 - k_fp), 1.0)
+        fn_up = np.where(k_fn < n1, stats.beta.ppf(1 - alpha, k_fn + 1, n1 - k_fn), 1.0)
+        e1 = np.log(np.maximum(1 - delta - fn_up, 1e-300) / fp_up)
+        e2 = np.log(np.maximum(1 - delta - fp_up, 1e-300) / fn_up)
+    return float(cand[int(np.argmax(np.maximum(e1, e2)))])
+
+
+def _audit_scores(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float, claimed: float,
+                  t0: float) -> StatisticalAudit:
+    """Held-out audit: threshold chosen on the first half, error rates counted on the second, ε̂ from
+    :func:`dpexplore.core.audit.epsilon_lower_bound` (Clopper–Pearson at ``conf``)."""
+    half = s0.size // 2
+    thr = _tail_threshold(s0[:half], s1[:half], delta, conf)
+    e0, e1 = s0[half:], s1[half:]
+    m = e0.size
+    fp, fn = int(np.sum(e0 >= thr)), int(np.sum(e1 < thr))
+    eps_hat = epsilon_lower_bound(fp, fn, m, delta=delta, confidence=conf)
+    return StatisticalAudit(eps_hat, conf, int(s0.size), thr, fp / m, fn / m, claimed, bool(eps_hat > claimed),
+                            time.perf_counter() - t0)
+
+
+def _cancelled(conf, runs, claimed, t0) -> StatisticalAudit:
+    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
+                            time.perf_counter() - t0, cancelled=True)
+
+
+def audit_power_step(
+    A: np.ndarray,
+    *,
+    method: str = "adaptive",
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    svt_share: float = 0.25,
+    clip_norm: float = 1.0,
+    neighbours: str = "add-remove",
+    x: np.ndarray | None = None,
+    theta: float | None = None,
+    broken: bool = False,
+    runs: int = 20_000,
+    audit_delta: float = 1e-3,
+    confidence: float = 0.95,
+    rng: RNGLike = None,
+    progress: Callable[[int, int], bool | None] | None = None,
+    chunk: int = 5_000,
+) -> PCAAudit:
+    """Audit one Gaussian step of :func:`adaptive_power_iteration` or :func:`noisy_power_iteration`.
+
+    The step is run with the mechanism's own calibration (:func:`~.mechanisms.adaptive_calibration` /
+    :func:`~.mechanisms.worst_case_calibration`, with σ halved when ``broken``, exactly as the
+    ``broken_*`` variants do) on the pair of :func:`worst_case_pair_power_step`; outputs are sampled
+    in bulk (``chunk`` per call of ``progress``) and scored by their projection on the pair's
+    difference of means (the likelihood ratio); :func:`dpexplore.core.audit.audit_from_scores` turns the
+    scores into ε̂. See the module docstring for why one step, and what "claimed" means.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, d)
+        The data (for ``"worst-case"`` it is clipped to ``clip_norm`` as the mechanism does).
+    method : {"adaptive", "worst-case"}
+    epsilon, delta : float
+        The whole run's privacy target (as passed to the mechanism).
+    iterations : int, optional
+        T (default :func:`~.mechanisms.default_iterations` ``(d)``, as in the mechanism).
+    svt_share, clip_norm, neighbours
+        As in the mechanisms.
+    x : ndarray, optional
+        The public iterate x_t (default: the top right singular vector of A — a converged iterate,
+        where the filter matters most).
+    theta : float, optional
+        The released threshold θ_t (adaptive only; default: one run of the mechanism's SVT choice on
+        the scores at x). The worst case uses θ = clip_norm².
+    broken : bool
+        Audit the step of the ``broken_*`` variant instead.
+    runs : int
+        Releases per input (20 … 2,000,000); half choose the test threshold, half evaluate it.
+    audit_delta : float
+        δ at which ε is audited (default 1e-3: the step's claim holds for every δ, and a threshold test
+        with ~10⁴ runs resolves ε well at 1e-3 but not at 1e-5).
+    confidence : float
+    rng : Generator, int or None
+    progress : callable, optional
+        ``progress(done, total)``; return False to cancel (the statistical ε̂ is then NaN).
+
+    Returns
+    -------
+    PCAAudit
+
+    Examples
+    --------
+    >>> from dpexplore.pca import make_matrix
+    >>> A = make_matrix(300, 20, eigengap=0.8, rng=0).A
+    >>> ok = audit_power_step(A, epsilon=10.0, delta=1e-5, runs=4000, rng=0)
+    >>> round(ok.exact_epsilon, 6) == round(ok.claimed_epsilon, 6), ok.violation
+    (True, False)
+    >>> audit_power_step(A, epsilon=10.0, delta=1e-5, runs=4000, rng=0, broken=True).violation
+    True
+    """
+    t0 = time.perf_counter()
+    method = check_choice(method, "method", ("adaptive", "worst-case"))
+    A = _check_data(A, "A")
+    n, d = A.shape
+    t_total = default_iterations(d) if iterations is None else check_int(iterations, "iterations", low=1,
+                                                                          high=10_000)
+    runs, audit_delta, conf, chunk = _check_audit_args(runs, audit_delta, confidence, chunk, progress)
+    broken = bool(broken)
+    gen = as_generator(rng)
+    x = top_singular(A)[0] if x is None else check_vector(x, "x")
+    if x.size != d:
+        raise ValueError(f"x must have d = {d} entries (one per column of A); got {x.size}")
+    if not np.linalg.norm(x) > 0:
+        raise ValueError("x must be a non-zero vector (the current iterate); got the zero vector")
+    x = x / np.linalg.norm(x)
+    if method == "adaptive":
+        budget, multiplier = adaptive_calibration(epsilon, delta, t_total, svt_share, neighbours)
+        if theta is None:
+            m0 = default_m0(budget["epsilon_svt_step"]) if 8.0 / budget["epsilon_svt_step"] < 2**53 else 2**53
+            theta = choose_threshold(row_scores(A, x), threshold_grid(), m0, budget["epsilon_svt_step"],
+                                     rng=gen).theta
+        theta = check_positive(theta, "theta")
+        sigma = theta * multiplier * (0.5 if broken else 1.0)
+        name = "adaptive power iteration (Alg. 1)"
+    else:
+        if theta is not None:
+            raise ValueError(f"theta must be None for method='worst-case' (θ ≡ clip_norm²); got {theta!r}")
+        budget, sigma = worst_case_calibration(epsilon, delta, t_total, clip_norm, neighbours)
+        sigma *= 0.5 if broken else 1.0
+        theta = float(clip_norm) ** 2
+        name = "worst-case noisy power iteration"
+    A0, A1, pair = worst_case_pair_power_step(A, x, theta, neighbours,
+                                              clip_norm=clip_norm if method == "worst-case" else None)
+    if method == "worst-case":
+        A0, A1 = clip_rows(A0, clip_norm), clip_rows(A1, clip_norm)
+    m0_vec, _ = filtered_update(A0, x, theta)
+    m1_vec, _ = filtered_update(A1, x, theta)
+    diff = m1_vec - m0_vec
+    shift = float(np.linalg.norm(diff))
+    if not shift > 0:
+        raise ValueError("the neighbouring pair does not change the step (shift 0); choose a larger theta")
+    u = diff / shift
+    mu_claim = math.sqrt(2.0 * budget["rho_gauss_step"])
+    claimed = gdp_epsilon(mu_claim, audit_delta)
+    accountant = zcdp_to_dp(budget["rho_gauss_step"], audit_delta)
+    exact = gdp_epsilon(shift / sigma, audit_delta)
+
+    def draw(g: np.random.Generator, m: int) -> np.ndarray:
+        return g.standard_normal((m, d)) @ u  # the full d-dimensional noise, projected: the LR score
+
+    scores = _sample_projected(float(m0_vec @ u), float(m1_vec @ u), sigma, runs, gen, chunk, progress, draw)
+    if scores is None:
+        stat = _cancelled(conf, runs, claimed, t0)
+    else:
+        stat = _audit_scores(*scores, audit_delta, conf, claimed, t0)
+    return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + name,
+                    scope=f"one Gaussian step (of T = {t_total}); x_t and θ_t = {theta:.3g} given",
+                    neighbours=pair, claimed_epsilon=claimed, accountant_epsilon=accountant, exact_epsilon=exact,
+                    delta=audit_delta, statistical=stat, broken=broken)
+
+
+def audit_analyze_gauss(
+    A: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    clip_norm: float = 1.0,
+    neighbours: str = "add-remove",
+    broken: bool = False,
+    runs: int = 20_000,
+    audit_delta: float = 1e-3,
+    confidence: float = 0.95,
+    rng: RNGLike = None,
+    progress: Callable[[int, int], bool | None] | None = None,
+    chunk: int = 50_000,
+) -> PCAAudit:
+    """Audit Analyze Gauss's release ĀᵀĀ + E on the worst-case pair (:func:`worst_case_row_analyze_gauss`).
+
+    The pair: A and A plus c·e_k (add/remove), or A plus c·e_0 versus A plus c·e_1 (replace), k the
+    column with the smallest norm. Its difference of released upper triangles is computed from the
+    clipped rows (the mechanism's :func:`~.mechanisms.clip_rows`); the score is the projection of the
+    released upper triangle on that difference (the likelihood ratio). The noise of the release is
+    i.i.d. N(0, σ²) over the d(d+1)/2 upper-triangle entries, so that projection is N(·, σ²): it is
+    sampled directly (a d×d matrix per run would cost O(d²) for one number), with σ from the
+    mechanism's own :func:`~.mechanisms.analyze_gauss_calibration` (halved when ``broken``). The
+    sampling code of :func:`analyze_gauss` itself is checked against this law in ``tests/pca``.
+
+    Claimed ε: the analytic Gaussian calibration is exact, so the claim at ``audit_delta`` is
+    ``gdp_epsilon(Δ/σ, audit_delta)`` (= ε at audit_delta = δ).
+
+    Examples
+    --------
+    >>> ok = audit_analyze_gauss(np.eye(5), epsilon=2.0, delta=1e-5, runs=4000, rng=0)
+    >>> round(ok.exact_epsilon, 6) == round(ok.claimed_epsilon, 6), ok.violation
+    (True, False)
+    """
+    t0 = time.perf_counter()
+    A = _check_data(A, "A")
+    d = A.shape[1]
+    sens, sigma_claim = analyze_gauss_calibration(epsilon, delta, clip_norm, neighbours)
+    runs, audit_delta, conf, chunk = _check_audit_args(runs, audit_delta, confidence, chunk, progress)
+    broken = bool(broken)
+    gen = as_generator(rng)
+    sigma = sigma_claim * (0.5 if broken else 1.0)
+    c = float(clip_norm)
+    k = int(np.argmin(np.linalg.norm(A, axis=0)))
+    if neighbours == "add-remove":
+        extra0, extra1 = None, clip_rows(worst_case_row_analyze_gauss(d, c, k)[None, :], c)
+        pair = f"A and A plus the row {c:g}·e_{k} (changes entry ({k}, {k}) of AᵀA by {c * c:g}: the worst case)"
+    else:
+        if d < 2:
+            raise ValueError(f"A must have at least 2 columns for the replace pair; got shape {A.shape}")
+        j = (k + 1) % d
+        extra0 = clip_rows(worst_case_row_analyze_gauss(d, c, k)[None, :], c)
+        extra1 = clip_rows(worst_case_row_analyze_gauss(d, c, j)[None, :], c)
+        pair = f"A plus the row {c:g}·e_{k} versus A plus {c:g}·e_{j} (replace)"
+    gram0 = np.zeros((d, d)) if extra0 is None else extra0.T @ extra0
+    diff = np.triu(extra1.T @ extra1 - gram0)
+    shift = float(np.linalg.norm(diff))
+    base = np.triu(clip_rows(A, c).T @ clip_rows(A, c) + gram0)
+    u = diff / shift
+    mean0 = float(np.sum(base * u))
+    claimed = gdp_epsilon(sens / sigma_claim, audit_delta)
+    exact = gdp_epsilon(shift / sigma, audit_delta)
+
+    def draw(g: np.random.Generator, m: int) -> np.ndarray:
+        return g.standard_normal(m)
+
+    scores = _sample_projected(mean0, mean0 + shift, sigma, runs, gen, chunk, progress, draw)
+    if scores is None:
+        stat = _cancelled(conf, runs, claimed, t0)
+    else:
+        stat = _audit_scores(*scores, audit_delta, conf, claimed, t0)
+    return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + "Analyze Gauss (DTTZ14)",
+                    scope="the whole release ĀᵀĀ + E (the eigenvector is post-processing)", neighbours=pair,
+                    claimed_epsilon=claimed, accountant_epsilon=math.nan, exact_epsilon=exact, delta=audit_delta,
+                    statistical=stat, broken=broken)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact audit of the SVT threshold choice
+# ---------------------------------------------------------------------------------------------
+def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float = 1e-2) -> np.ndarray:
+    """Exact output law of :func:`~.mechanisms.choose_threshold` given the counts q_j = #{i : s_i > θ^(j)}.
+
+    Returns P(index = j) for j = 0..J and, last, P(no grid value passed). The choice stops at j iff
+    ν_j ≥ c_j + ρ with c_j = q_j − m0 − ½, ν_j ~ Lap(4/ε), ρ ~ Lap(2/ε), so
+    P(j) = ∫ f_ρ(r) Π_{i<j} F_ν(c_i + r) (1 − F_ν(c_j + r)) dr, computed by the trapezoid rule over
+    |r| ≤ 40 Laplace scales (the tails beyond carry < e⁻⁴⁰) with step ``resolution`` × scale.
+
+    Examples
+    --------
+    >>> p = threshold_choice_law([5, 2, 0], 1, 1e3)   # almost noiseless: first count ≤ 1 is index 2
+    >>> np.round(p, 6)
+    array([0., 0., 1., 0.])
+    """
+    q = check_vector(counts, "counts")
+    if np.any(q < 0) or np.any(q != np.round(q)):
+        raise ValueError("counts must be non-negative integers (rows above each grid value); got "
+                         + np.array2string(q[:5]))
+    m0 = check_int(m0, "m0", low=0)
+    eps = check_epsilon(epsilon)
+    res = check_real(resolution, "resolution", low=1e-4, high=0.1)
+    nu, rho = stats.laplace(scale=4 / eps), stats.laplace(scale=2 / eps)
+    c = q - m0 - 0.5
+    lim = 40 * 2 / eps
+    r = np.linspace(-lim, lim, int(2 * lim / (res * 2 / eps)) + 1)
+    arg = c[:, None] + r[None, :]
+    cdf = nu.cdf(arg)
+    below = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])
+    stop = np.vstack([nu.sf(arg), np.ones_like(r)])  # sf, not 1 − cdf: keeps tiny stop probabilities accurate
+    law = np.trapezoid(rho.pdf(r)[None, :] * below * stop, r, axis=1)
+    law = np.maximum(law, 0.0)
+    return law / law.sum()
+
+
+def audit_threshold_choice(
+    scores,
+    grid=None,
+    *,
+    m0: int,
+    epsilon: float,
+    broken: bool = False,
+) -> tuple[ExactAudit, int]:
+    """Exact audit of the SVT threshold choice (Algorithm 1, step 2b) on its worst neighbour.
+
+    Neighbours: the scores s (one per row) and s plus one row whose score lies above the first k grid
+    values, for every k = 0..J+1 (these are all the ways one added row can change the counts). The
+    exact ε (δ = 0) of each pair follows from :func:`threshold_choice_law`; the worst k is returned.
+    ``broken``: Laplace noise scales divided by 4 (the choice runs at 4ε while claiming ε). Why not
+    halved: the counts only *increase* by one on a prefix when a row is added (monotone queries), and on
+    such pairs AboveThreshold is about twice as private as its generic ε (Lyu, Su & Li 2017), so a halved
+    noise scale can still pass; the exact audit shows this slack (exact ε ≈ 0.7 ε on typical data).
+
+    Returns
+    -------
+    (ExactAudit, k) : the audit of the worst pair (claimed ε = ``epsilon``) and its k.
+
+    Examples
+    --------
+    >>> audit, k = audit_threshold_choice([0.1, 0.2, 0.3, 0.9], [0.125, 0.25, 0.5, 1.0], m0=1, epsilon=1.0)
+    >>> audit.epsilon <= 1.0, audit.violation
+    (True, False)
+    """
+    grid = threshold_grid() if grid is None else _check_grid(grid)
+    s = np.sort(check_vector(scores, "scores", min_size=0))
+    if s.size and s[0] < 0:
+        raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
+    eps = check_epsilon(epsilon)
+    m0 = check_int(m0, "m0", low=0)
+    counts = s.size - np.searchsorted(s, grid, side="right")
+    run_eps = 4 * eps if broken else eps
+    p = threshold_choice_law(counts, m0, run_eps)
+    best, best_k = None, 0
+    for k in range(grid.size + 1):
+        q = threshold_choice_law(counts + (np.arange(grid.size) < k), m0, run_eps)
+        a = exact_audit(p, q, delta=0.0, claimed_epsilon=eps, grid=8)
+        if best is None or a.epsilon > best.epsilon:
+            best, best_k = a, k
+    assert best is not None
+    return best, best_k
