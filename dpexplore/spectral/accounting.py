@@ -173,7 +173,8 @@ def rr_noise_variance(epsilon0: float) -> float:
     0.75
     """
     e0 = check_epsilon(epsilon0, "epsilon0")
-    return math.exp(e0) / math.expm1(e0) ** 2
+    t = -math.expm1(-e0)  # 1 − e^{−ε0}: the same value written without overflow for large ε0
+    return math.exp(-e0) / (t * t)
 
 
 def analyze_gauss_sigma(epsilon: float, delta: float) -> float:

@@ -127,6 +127,13 @@ def top_eigenpairs(matrix, k: int, *, rng: RNGLike = None) -> tuple[np.ndarray, 
     >>> vals.tolist(), vecs.shape
     ([3.0, 2.0], (3, 2))
     """
+    if isinstance(matrix, spla.LinearOperator) or sp.issparse(matrix):
+        if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 1:
+            raise ValueError(f"matrix must be a non-empty square matrix or operator; got shape {matrix.shape}")
+        if sp.issparse(matrix) and not np.all(np.isfinite(matrix.data)):
+            raise ValueError("matrix must contain only finite numbers")
+    else:
+        matrix = check_matrix(matrix, "matrix", square=True)
     n = matrix.shape[0]
     k = check_int(k, "k", low=1, high=n)
     dense_ok = not isinstance(matrix, spla.LinearOperator)

@@ -51,8 +51,10 @@ def adjacency_from_edges(rows, cols, n: int) -> sp.csr_array:
     >>> adjacency_from_edges([0, 1, 1], [1, 0, 2], 3).toarray().astype(int).tolist()
     [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
     """
-    r = np.asarray(rows, dtype=np.int64).ravel()
-    c = np.asarray(cols, dtype=np.int64).ravel()
+    n = check_int(n, "n", low=1)
+    r, c = _endpoints(rows, "rows", n), _endpoints(cols, "cols", n)
+    if r.size != c.size:
+        raise ValueError(f"rows and cols must have the same length; got {r.size} and {c.size}")
     keep = r != c
     r, c = r[keep], c[keep]
     lo, hi = np.minimum(r, c), np.maximum(r, c)
@@ -61,6 +63,28 @@ def adjacency_from_edges(rows, cols, n: int) -> sp.csr_array:
     mat = (mat + mat.T).tocsr()
     mat.sort_indices()
     return mat
+
+
+def _endpoints(values, name: str, n: int) -> np.ndarray:
+    """Edge endpoints as a 1-d int64 array of vertex ids in [0, n)."""
+    if isinstance(values, (str, bytes, dict)) or values is None:
+        raise TypeError(f"{name} must be a 1-d sequence of integer vertex ids; got {type(values).__name__}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-d sequence of integer vertex ids; got {values!r}") from exc
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a 1-d sequence of integer vertex ids; got shape {arr.shape}, "
+                         f"dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+        raise ValueError(f"{name} must hold integer vertex ids; got non-integer or non-finite values")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"{name} must hold vertex ids in [0, n - 1] = [0, {n - 1}]; got values in "
+                         f"[{arr.min()}, {arr.max()}] (n must exceed every id)")
+    return arr
 
 
 def _bernoulli_pairs(prob_block, labels: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ..core.random import RNGLike, as_generator
 from ..core.randomized_response import flip_probability
-from ..core.validation import check_adjacency, check_delta, check_epsilon, check_int
+from ..core.validation import check_adjacency, check_delta, check_epsilon, check_int, check_matrix, check_real
 from .accounting import (
     Accountant,
     analyze_gauss_sigma,
@@ -140,11 +140,9 @@ def debias(released, flip_prob: float) -> np.ndarray:
     array([[0. , 1.5],
            [1.5, 0. ]])
     """
-    mu = float(flip_prob)
-    if not 0.0 <= mu < 0.5:
-        raise ValueError(f"flip_prob must be a number in [0, 0.5); got {flip_prob!r}")
+    mu = check_real(flip_prob, "flip_prob", low=0.0, high=0.5, high_open=True)
     scale = 1.0 / (1.0 - 2.0 * mu)
-    out = np.asarray(released).astype(float)
+    out = check_matrix(released, "released", square=True).copy()
     out *= scale
     out -= mu * scale
     np.fill_diagonal(out, 0.0)
@@ -290,15 +288,20 @@ def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = Non
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     sigma = analyze_gauss_sigma(eps, delta)
+    return AnalyzeGaussResult(matrix=_gauss_release(adj, sigma, as_generator(rng)), sigma=sigma, epsilon=eps,
+                              delta=delta)
+
+
+def _gauss_release(adj: sp.csr_array, sigma: float, gen: np.random.Generator) -> np.ndarray:
+    """A + E, E symmetric with E_ij ~ N(0, σ²) i.i.d. for i < j and zero diagonal."""
     n = adj.shape[0]
-    gen = as_generator(rng)
     mat = np.empty((n, n))
     gen.standard_normal(out=mat)
     mat *= sigma
     _mirror_upper(mat)  # E symmetric, E_ij for i < j independent, zero diagonal
     coo = adj.tocoo()
     mat[coo.row, coo.col] += coo.data  # + A
-    return AnalyzeGaussResult(matrix=mat, sigma=sigma, epsilon=eps, delta=delta)
+    return mat
 
 
 @dataclass(frozen=True)
@@ -376,12 +379,33 @@ def noisy_power_method(
     delta = check_delta(delta)
     L = check_int(iterations, "iterations", low=1)
     sigma = noisy_power_sigma(eps, delta, L)
-    gen = as_generator(rng)
+    return _noisy_power_run(adj, k=k, p=p, sigma=sigma, iterations=L, delta=delta, gen=as_generator(rng),
+                            sensitivity=_power_step_sensitivity)
+
+
+def _power_step_sensitivity(x: np.ndarray) -> float:
+    """Δ_ℓ = √2 · max row norm of X_{ℓ−1}: edge {i, j} moves row i of A X by X_j and row j by X_i."""
+    return math.sqrt(2.0) * float(np.sqrt((x * x).sum(axis=1)).max())
+
+
+def _power_step(adj, x: np.ndarray, scale: float, gen: np.random.Generator, reps: int | None = None) -> np.ndarray:
+    """One noisy power step's release Y = A X + G, G ~ N(0, scale²) entrywise (``reps`` independent draws
+    stacked on a leading axis when given: the audit samples the step in bulk through this same code)."""
+    ax = adj @ x
+    shape = ax.shape if reps is None else (reps, *ax.shape)
+    return ax + gen.standard_normal(shape) * scale
+
+
+def _noisy_power_run(adj, *, k: int, p: int, sigma: float, iterations: int, delta: float,
+                     gen: np.random.Generator, sensitivity) -> NoisyPowerResult:
+    """The loop of :func:`noisy_power_method` with a pluggable sensitivity rule (the broken variants swap it)."""
+    n = adj.shape[0]
+    L = iterations
     x, _ = np.linalg.qr(gen.standard_normal((n, p)))  # X_0: data independent
     sens = np.empty(L)
     for ell in range(L):
-        sens[ell] = math.sqrt(2.0) * float(np.sqrt((x * x).sum(axis=1)).max())  # Δ_ℓ
-        y = adj @ x + gen.standard_normal((n, p)) * (sens[ell] * sigma)  # Y_ℓ = A X_{ℓ−1} + G_ℓ
+        sens[ell] = sensitivity(x)  # Δ_ℓ
+        y = _power_step(adj, x, sens[ell] * sigma, gen)  # Y_ℓ = A X_{ℓ−1} + G_ℓ
         x, _ = sla.qr(y, mode="economic")  # X_ℓ = QR(Y_ℓ)
     spent = noisy_power_epsilon(sigma, L, delta)
     return NoisyPowerResult(embedding=x, sigma=sigma, sensitivities=sens, epsilon=spent, delta=delta, iterations=L)

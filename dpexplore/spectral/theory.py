@@ -23,9 +23,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_probability
+from ..core.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_matrix,
+    check_positive,
+    check_probability,
+    check_real,
+)
 from .accounting import analyze_gauss_sigma, noisy_power_sigma, rr_noise_variance
 from .data import block_sizes
+from .metrics import _labels
 
 __all__ = [
     "TheoryValue",
@@ -129,8 +139,13 @@ def margin_quantities(u, labels) -> tuple[float, float]:
     >>> margin_quantities(u, [0, 0, 1, 1])
     (1.4142135623730951, 0.0)
     """
-    u = np.asarray(u, dtype=float)
-    z = np.unique(np.asarray(labels), return_inverse=True)[1]
+    u = check_matrix(u, "u")
+    if labels is None or isinstance(labels, (str, bytes)):
+        raise TypeError(f"labels must be a 1-d array of labels; got {type(labels).__name__}")
+    z = _labels(labels, "labels")
+    if z.size != u.shape[0]:
+        raise ValueError(f"labels must have one label per row of u ({u.shape[0]}); got {z.size}")
+    z = np.unique(z, return_inverse=True)[1]
     cents = np.stack([u[z == a].mean(0) for a in range(z.max() + 1)])
     diff = np.sqrt(((cents[:, None, :] - cents[None, :, :]) ** 2).sum(-1))
     np.fill_diagonal(diff, np.inf)
@@ -187,10 +202,14 @@ def davis_kahan_bound(noise_op: float, *, eigengap: float, k: int, noise_fro: fl
     """
     e_op = check_positive(noise_op, "noise_op", allow_zero=True)
     k = check_int(k, "k", low=1)
+    eigengap = check_real(eigengap, "eigengap")
+    if noise_fro is not None:
+        noise_fro = check_positive(noise_fro, "noise_fro", allow_zero=True)
     if not eigengap > 0:
         return _bad("eigengap must be > 0 (Davis–Kahan needs separated eigenvalues)")
     num = math.sqrt(k) * e_op if noise_fro is None else min(math.sqrt(k) * e_op, float(noise_fro))
-    val = 2.0 * num / eigengap
+    with np.errstate(over="ignore"):
+        val = float(np.float64(2.0 * num) / eigengap)  # may be inf for a vanishing gap: then vacuous
     if val >= math.sqrt(k):
         return TheoryValue(math.sqrt(k), True, "vacuous: the bound exceeds sqrt(k), the largest possible value")
     return TheoryValue(val, True)
@@ -212,15 +231,24 @@ def misclassification_bound(noise_op: float, *, n: int, k: int, eigengap: float,
     0.231
     """
     n = check_int(n, "n", low=1)
+    k = check_int(k, "k", low=1)
     e_op = check_positive(noise_op, "noise_op", allow_zero=True)
+    eigengap = check_real(eigengap, "eigengap")
+    delta_star = check_real(delta_star, "delta_star", low=0.0, allow_inf=True)
+    r_star = check_positive(r_star, "r_star", allow_zero=True)
+    if noise_fro is not None:
+        noise_fro = check_positive(noise_fro, "noise_fro", allow_zero=True)
     margin = delta_star / 2.0 - r_star
     if not margin > 0:
         return _bad("the margin delta_star/2 - r_star must be > 0 (clusters overlap in the embedding)")
     if not eigengap > 0:
         return _bad("eigengap must be > 0 (Davis–Kahan needs separated eigenvalues)")
     num = math.sqrt(k) * e_op if noise_fro is None else min(math.sqrt(k) * e_op, float(noise_fro))
-    sin_theta = 2.0 * num / eigengap  # uncapped: the margin argument needs the raw bound
-    frac = 2.0 * sin_theta**2 / (n * margin**2)
+    with np.errstate(over="ignore", invalid="ignore"):  # a vanishing gap gives inf: reported as vacuous
+        sin_theta = np.float64(2.0 * num) / eigengap  # uncapped: the margin argument needs the raw bound
+        frac = float(2.0 * sin_theta**2 / (n * margin**2))
+    if math.isnan(frac):  # 0 · inf: no noise and an infinite margin
+        frac = 0.0
     return TheoryValue(frac, True, "vacuous: above 1" if frac > 1 else "")
 
 
@@ -255,6 +283,10 @@ def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, del
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     c = check_positive(constant, "constant")
+    eigengap = check_real(eigengap, "eigengap")
+    L = check_int(iterations, "iterations", low=1)
+    if max_row_norm is not None:
+        max_row_norm = check_real(max_row_norm, "max_row_norm", low=0.0, high=1.0, low_open=True)
     if not eigengap > 0:
         return _bad("eigengap must be > 0")
     if mechanism == "analyze_gauss":
@@ -268,7 +300,8 @@ def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, del
     else:
         row = max_row_norm if max_row_norm is not None else math.sqrt(k / n)
         sens = math.sqrt(2.0) * row
-        norm2 = (noisy_power_sigma(eps, delta, iterations) * sens * (math.sqrt(n) + math.sqrt(k))) ** 2
+        norm2 = (noisy_power_sigma(eps, delta, L) * sens * (math.sqrt(n) + math.sqrt(k))) ** 2
     margin2 = (2.0 * k / n) / 4.0  # (Δ*/2)² for balanced blocks
-    val = c * k * norm2 / (n * eigengap**2 * margin2)
+    with np.errstate(over="ignore"):
+        val = float(np.float64(c * k * norm2) / (n * np.float64(eigengap) ** 2 * margin2))
     return TheoryValue(val, True, "vacuous: above 1" if val > 1 else "")
