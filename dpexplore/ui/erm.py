@@ -98,7 +98,11 @@ class QuadraticPerturbationDashboard(Dashboard):
               caption="Measured risk ½·mean((Xθ − y)²) of each mechanism (mean and 95% band over the trials; log "
                       "scales). Look for: LOP growing like κ² once its noise pins θ to the box corners; clipped LOP "
                       "following it and then levelling off; QOP falling towards the <b>anchor's own risk</b> (grey) "
-                      "— QOP essentially returns the anchor when the quadratic is heavy."),
+                      "— QOP essentially returns the anchor when the quadratic is heavy. <b style='color:#a04000'>"
+                      "Caution:</b> the QOP curve uses the exact-solve calibration with an anchor error η &gt; 0, as "
+                      "the paper's experiment does; that guarantee assumes θ̃ = θ*, and the Audit section below "
+                      "refutes the claimed ε when η &gt; 0 ('QOP inexact anchor'). The inexact-solve variant "
+                      "(<code>qop_inexact</code>) pays for η with output noise."),
         Panel("bounds", "2. QOP's utility bound vs ε (reference constants)", depends_on=("alpha1",),
               caption="Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), each minimised over m "
                       "and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 (the paper's F1 setting). "
