@@ -34,6 +34,8 @@ def _gdp_delta_scalar(mu: float, eps: float) -> float:
     a = -eps / mu + mu / 2.0
     b = -eps / mu - mu / 2.0
     la, lb = special.log_ndtr(a), special.log_ndtr(b)
+    if la == -math.inf:  # Φ(a) underflows: δ is below the smallest double
+        return 0.0
     diff = eps + lb - la
     if diff >= 0:  # only by rounding; the exact value is >= 0
         return 0.0
@@ -160,8 +162,9 @@ def gaussian_sigma(
     lo, hi = 1e-12, 1.0
     while _gdp_delta_scalar(hi, eps) < delta:
         hi *= 2.0
-        if hi > 1e8:  # pragma: no cover - unreachable for δ < 1
-            raise ValueError(f"could not calibrate sigma for epsilon={eps}, delta={delta}")
+        if hi > 1e150:
+            raise ValueError(f"epsilon={eps:g} is too large to calibrate a Gaussian mechanism in double precision "
+                             "(sigma would be ~0): use a smaller epsilon")
     mu = optimize.brentq(lambda m: _gdp_delta_scalar(m, eps) - delta, lo, hi, xtol=1e-15, rtol=1e-13)
     return sens / mu
 

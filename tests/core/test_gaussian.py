@@ -93,3 +93,12 @@ def test_zcdp_conversions():
     eps_zcdp = zcdp_to_dp(steps * gaussian_zcdp_rho(sigma), delta)
     eps_gdp = gdp_epsilon(math.sqrt(steps) / sigma, delta)
     assert eps_gdp <= eps_zcdp
+
+
+def test_huge_epsilon_calibrates_or_says_why():
+    # σ ≈ Δ/√(2ε) for huge ε (the privacy loss is concentrated): finite and positive up to 1e200
+    for eps in (1e6, 1e20, 1e200):
+        s = gaussian_sigma(eps, 1e-5)
+        assert 0 < s < 1 and s * math.sqrt(2 * eps) == pytest.approx(1.0, rel=1e-2)
+    with pytest.raises(ValueError, match=r"too large to calibrate"):
+        gaussian_sigma(1e300, 1e-5)
