@@ -227,7 +227,8 @@ def test_client_cannot_push_a_control_outside_its_range(hardened):
 
     async def run():
         ws, states = await attack()
-        (kid,) = [cid for cid, st in states.items() if st.get("_model_name") == "IntSliderModel"]
+        (kid,) = [cid for cid, st in states.items()
+                  if st.get("_model_name") == "IntSliderModel" and st.get("description", "").startswith("k ")]
         await ws.write_message(widget_update(kid, {"max": 10**9}))
         await ws.write_message(widget_update(kid, {"value": 10**9}))
         final = {}
