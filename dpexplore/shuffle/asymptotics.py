@@ -23,6 +23,7 @@ from scipy import optimize, stats
 from dpexplore.core.gaussian import gdp_delta, gdp_epsilon, gdp_tradeoff
 from dpexplore.core.validation import check_choice, check_delta, check_int, check_positive
 
+from ._validate import check_real_array
 from .constants import _check_randomizer, chi_square, fisher_constant, mu3
 from .randomizers import Randomizer
 
@@ -94,7 +95,8 @@ def gdp_delta_curve(mu: float, epsilon) -> np.ndarray | float:
     >>> [round(gdp_delta_curve(m, e), 6) for m, e in [(1, 0), (1, 1), (0.5, 0.5)]]
     [0.382925, 0.126937, 0.05244]
     """
-    eps = np.asarray(epsilon, dtype=float)
+    mu = check_positive(mu, "mu")
+    eps = check_real_array(epsilon, "epsilon")
     out = np.array([gdp_delta(mu, float(e)) for e in eps.ravel()]).reshape(eps.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -119,7 +121,10 @@ def tradeoff_gdp(mu: float, alpha):
     >>> round(float(tradeoff_gdp(1.0, 0.05)), 4)
     0.7405
     """
-    return gdp_tradeoff(mu, alpha)
+    mu = check_positive(mu, "mu")
+    a = check_real_array(alpha, "alpha", high=1.0)
+    out = gdp_tradeoff(mu, a)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def jsd_asymptotic(randomizer: Randomizer, n: int, k: int = 0) -> float:
@@ -208,9 +213,7 @@ def chernoff_delta(randomizer: Randomizer, n: int, epsilon, direction: str = "ma
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=1)
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"epsilon must be a finite number >= 0 (or an array of them); got {epsilon!r}")
+    eps = check_real_array(epsilon, "epsilon")
     dirs = ("forward", "reverse") if direction == "max" else (direction,)
     out = np.array([max(math.exp(_chernoff_log(R, n, float(e), d)) for d in dirs) for e in eps.ravel()])
     out = out.reshape(eps.shape)
@@ -276,9 +279,7 @@ def poisson_delta(lam: float, epsilon, direction: str = "max"):
     """
     lam = check_positive(lam, "lam")
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"epsilon must be a finite number >= 0 (or an array of them); got {epsilon!r}")
+    eps = check_real_array(epsilon, "epsilon")
     out = []
     for e in eps.ravel():
         ee = math.exp(min(float(e), 700.0))

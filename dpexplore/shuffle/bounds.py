@@ -20,6 +20,8 @@ import numpy as np
 from dpexplore.core.shuffle_amplification import clone_pair_delta, clone_pair_epsilon, fmt21_closed_form_epsilon
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int
 
+from ._validate import check_real_array
+
 __all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_delta", "blanket_epsilon"]
 
 
@@ -57,7 +59,7 @@ def fmt_delta(epsilon0: float, n: int, epsilon, *, variant: str = "fmt21"):
     True
     """
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
-    eps = np.asarray(epsilon, dtype=float)
+    eps = check_real_array(epsilon, "epsilon")
     out = np.array([clone_pair_delta(epsilon0, n, float(e), variant=variant) for e in eps.ravel()]).reshape(eps.shape)
     return float(out) if out.ndim == 0 else out
 

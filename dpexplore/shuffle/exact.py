@@ -43,6 +43,7 @@ from scipy import optimize, signal, special, stats
 
 from dpexplore.core.validation import check_choice, check_delta, check_int
 
+from ._validate import check_real_array
 from .constants import _check_randomizer
 from .randomizers import Randomizer
 
@@ -117,9 +118,7 @@ class ShuffledPair:
     def delta(self, epsilon, direction: str = "max"):
         """δ(ε) of the pair: ``"forward"`` H(P‖Q), ``"reverse"`` H(Q‖P), or their ``"max"``."""
         direction = check_choice(direction, "direction", _DIRECTIONS)
-        eps = np.asarray(epsilon, dtype=float)
-        if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-            raise ValueError(f"epsilon must be a finite number >= 0 (or an array of them); got {epsilon!r}")
+        eps = check_real_array(epsilon, "epsilon")
         s = self._s
         lr = s["lr"]
         e = np.exp(np.minimum(eps, 700.0))
@@ -181,9 +180,7 @@ class ShuffledPair:
         Neyman–Pearson: reject Q for large log P/Q (randomising on ties), so the curve is the
         piecewise-linear interpolation of (Q(lr > t), 1 − P(lr > t)).
         """
-        a = np.asarray(alpha, dtype=float)
-        if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
-            raise ValueError(f"alpha must be a number (or array of numbers) in [0, 1]; got {alpha!r}")
+        a = check_real_array(alpha, "alpha", high=1.0)
         s = self._s
         total_q = s["fQ"][-1]
         beta = np.interp(a * total_q, s["fQ"], 1.0 - s["fP"] / s["fP"][-1])
@@ -531,8 +528,14 @@ def likelihood_ratio(randomizer: Randomizer, n: int, counts, *, k: int = 0) -> n
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=1)
     k = check_int(k, "k", low=0, high=n - 1)
-    N = np.asarray(counts, dtype=float)
-    if N.ndim != 2 or N.shape[1] != R.K or np.any(N < 0) or np.any(np.abs(N.sum(axis=1) - n) > 1e-9):
+    if isinstance(counts, (str, bytes, dict)) or counts is None:
+        raise TypeError(f"counts must be an array of shape (S, {R.K}) of histograms; got {type(counts).__name__}")
+    try:
+        N = np.asarray(counts, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"counts must be an array of shape (S, {R.K}) of histograms; got {counts!r}") from exc
+    if (N.ndim != 2 or not np.all(np.isfinite(N)) or N.shape[1] != R.K or np.any(N < 0)
+            or np.any(np.abs(N.sum(axis=1) - n) > 1e-9)):
         raise ValueError(f"counts must be an array of shape (S, {R.K}) of histograms with rows summing to n={n}")
     if k == 0:
         return N @ R.ratio / n

@@ -80,3 +80,29 @@ def test_gdp_error_sweep_shape():
     path = gdp_error_sweep(1.0, ns, a=0.05)
     assert math.isnan(path[0]) or path[0] > 0
     assert path[2] > 10 * err[2]  # on the boundary path the error does not vanish
+
+
+def test_audit_panel_reports_and_catches_the_broken_variant():
+    from dpexplore.shuffle import audit as SA
+    board = ShuffleAsymptoticsDashboard(query_string="n=20&epsilon0=2")
+    p = board.params()
+    rep = board.audit_report(p, broken=False, runs=200_000, rng=0, progress=lambda d, t: True)
+    assert not rep.violation and rep.exact_epsilon <= rep.claimed_epsilon * (1 + 1e-9) and rep.epsilon_lower > 0.5
+    bad = board.audit_report(p, broken=True, runs=200_000, rng=0, progress=lambda d, t: True)
+    assert bad.violation and bad.exact_epsilon > bad.claimed_epsilon
+    assert bad.exact_epsilon == pytest.approx(SA.exact_shuffle_audit(2.0, 20, p["delta"],
+                                                                     variant="broken_randomizer").epsilon)
+    # large n: the exact audit still catches it; GDP shown honestly as an approximation
+    big = ShuffleAsymptoticsDashboard(query_string="n=1000000")
+    rb = big.audit_report(big.params(), broken=True, runs=20_000, rng=0, progress=lambda d, t: True)
+    assert rb.violation and "approximation" in rb.neighbours
+    # cancel
+    rc = board.audit_report(p, broken=False, runs=200_000, rng=0, progress=lambda d, t: False)
+    assert rc.cancelled
+
+
+def test_audit_panel_runs_in_the_page():
+    board = ShuffleAsymptoticsDashboard(query_string="n=20")
+    board.audit_panel.runs.value = 20_000
+    board.audit_panel.start(wait=True)
+    assert board.audit_panel.report is not None and not board.audit_panel.report.violation
