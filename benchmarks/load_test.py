@@ -41,9 +41,16 @@ LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 def _kernels(server: VoilaServer) -> list[psutil.Process]:
     try:
         kids = psutil.Process(server.proc.pid).children(recursive=True)
-    except psutil.NoSuchProcess:
+    except psutil.Error:
         return []
-    return [k for k in kids if "ipykernel" in " ".join(k.cmdline())]
+    out = []
+    for k in kids:
+        try:  # a kernel being culled may already be gone or a zombie
+            if k.status() != psutil.STATUS_ZOMBIE and "ipykernel" in " ".join(k.cmdline()):
+                out.append(k)
+        except psutil.Error:
+            pass
+    return out
 
 
 async def session(browser, url: str, moves: int, deadline: float, out: dict) -> None:
@@ -112,7 +119,7 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
             for k in ks:
                 try:
                     rss += k.memory_info().rss
-                except psutil.NoSuchProcess:
+                except psutil.Error:
                     pass
             peak_rss = max(peak_rss, rss / 2**20)
             await asyncio.sleep(0.5)
