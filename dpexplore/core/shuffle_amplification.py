@@ -22,6 +22,7 @@ randomizer and data set are tighter.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy import optimize, stats
@@ -167,7 +168,12 @@ def shuffle_amplification_epsilon(
 
 
 def shuffle_amplification_epsilon0(
-    epsilon: float, n: int, delta: float, *, accountant: str = "fmt21_numerical", epsilon0_max: float = 30.0
+    epsilon: float,
+    n: int,
+    delta: float,
+    *,
+    accountant: str | Callable[[float, int, float], float] = "fmt21_numerical",
+    epsilon0_max: float = 30.0,
 ) -> float:
     """The largest ε0 whose shuffled guarantee is at most ``epsilon`` at ``delta``.
 
@@ -175,6 +181,8 @@ def shuffle_amplification_epsilon0(
     inverse is a single root search in ε0 of ``clone_pair_delta(ε0, n, ε) = δ`` (δ(ε) grows with ε0),
     about ten times fewer evaluations than bisecting over the forward map; the closed form is
     bisected. Shuffling never makes things worse, so the answer is at least ``epsilon``.
+    ``accountant`` may also be a callable ``accountant(epsilon0, n, delta) -> epsilon`` (non-decreasing
+    in ε0), inverted by bisection on (0, ε0_max].
 
     Examples
     --------
@@ -185,10 +193,11 @@ def shuffle_amplification_epsilon0(
     eps = check_epsilon(epsilon)
     n = check_int(n, "n", low=2)
     delta = check_delta(delta)
-    accountant = check_choice(accountant, "accountant", ACCOUNTANTS)
+    if not callable(accountant):
+        accountant = check_choice(accountant, "accountant", ACCOUNTANTS)
     hi_cap = check_epsilon(epsilon0_max, "epsilon0_max")
 
-    if accountant != "fmt21_closed_form":
+    if isinstance(accountant, str) and accountant != "fmt21_closed_form":
         variant = accountant[:5]
 
         def g(e0: float) -> float:
@@ -204,20 +213,26 @@ def shuffle_amplification_epsilon0(
             root = max(eps, root - 2e-8)
         return float(root)
 
-    def f(e0: float) -> float:
-        return shuffle_amplification_epsilon(e0, n, delta, accountant=accountant) - eps
+    if callable(accountant):
+        def f(e0: float) -> float:
+            return float(accountant(e0, n, delta)) - eps
 
+        lo = 1e-9
+    else:
+        def f(e0: float) -> float:
+            return shuffle_amplification_epsilon(e0, n, delta, accountant=accountant) - eps
+
+        lo = min(eps, hi_cap)  # ε0 = ε always meets the target (the closed form is capped at ε0)
     if f(hi_cap) <= 0:
         return hi_cap
-    lo = min(eps, hi_cap)  # ε0 = ε always meets the target
-    if f(lo) > 0:  # pragma: no cover - accountants are capped at ε0
-        return lo
-    for _ in range(60):
+    if f(lo) > 0:
+        raise ValueError(f"accountant gives epsilon > {eps:g} even for epsilon0 = {lo:g}: no epsilon0 fits")
+    for _ in range(100):
         mid = 0.5 * (lo + hi_cap)
         if f(mid) <= 0:
             lo = mid
         else:
             hi_cap = mid
-        if hi_cap - lo < 1e-7:
+        if hi_cap - lo < 1e-9:
             break
     return lo

@@ -96,8 +96,8 @@ def shuffle_epsilon0(epsilon: float, n: int, delta: float, *, accountant: Accoun
     """The largest ε0 whose matrix-shuffling guarantee is at most (ε, δ) (at most 30).
 
     Named accountants use :func:`dpexplore.core.shuffle_amplification_epsilon0` (cached here, since
-    dashboards ask for the same values repeatedly); callables are inverted by bisection (they must
-    be non-decreasing in ε0).
+    dashboards ask for the same values repeatedly); callables are inverted there too, by bisection
+    (they must be non-decreasing in ε0).
 
     Examples
     --------
@@ -112,28 +112,8 @@ def shuffle_epsilon0(epsilon: float, n: int, delta: float, *, accountant: Accoun
     delta = check_delta(delta)
     acc = _check_accountant(accountant)
     if callable(acc):
-        return _bisect_callable(acc, eps, n, delta)
+        return shuffle_amplification_epsilon0(eps, n, delta, accountant=acc, epsilon0_max=EPSILON0_MAX)
     return _shuffle_epsilon0_cached(eps, n, delta, acc)
-
-
-def _bisect_callable(acc, eps: float, n: int, delta: float) -> float:
-    def f(e0: float) -> float:
-        return float(acc(e0, n, delta)) - eps
-
-    if f(EPSILON0_MAX) <= 0:
-        return EPSILON0_MAX
-    lo, hi = 1e-9, EPSILON0_MAX
-    if f(lo) > 0:
-        raise ValueError(f"accountant gives epsilon > {eps:g} even for epsilon0 = {lo:g}: no epsilon0 fits")
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if f(mid) <= 0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-9:
-            break
-    return lo
 
 
 @lru_cache(maxsize=4096)
