@@ -6,6 +6,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests are derandomized by default so that CI is reproducible: the same examples run on
+# every machine, and a failure is a real regression rather than a rare unlucky draw. Set
+# HYPOTHESIS_PROFILE=explore to search with fresh random examples (and more of them) locally.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -30,9 +30,11 @@ BAD = {
     "positive_or_inf": st.one_of(WRONG_TYPES, st.sampled_from([math.nan, -math.inf]), NEGATIVE, st.just(0)),
     # δ: in (0, 1)
     "delta": st.one_of(WRONG_TYPES, NONFINITE, NEGATIVE, st.just(0.0), st.floats(min_value=1.0, max_value=1e300)),
-    # integers with a lower bound (n, k, runs, ...)
-    "count": st.one_of(WRONG_TYPES, NONFINITE, st.integers(max_value=1), st.floats(1.01, 1.99), st.just(2.5)),
+    # integers >= 1 (k, iterations, ...): zero, negatives, non-integers
+    "count": st.one_of(WRONG_TYPES, NONFINITE, st.integers(max_value=0), st.floats(1.01, 1.99), st.just(2.5)),
 }
+# integers >= 2 (n, runs, ...): the same, and 1
+BAD["count2"] = st.one_of(BAD["count"], st.just(1))
 
 CASES = [
     # (label, function, valid positional args, valid keyword args, parameter name, bad-value kind)
@@ -53,11 +55,11 @@ CASES = [
      {"epsilon": 1.0, "sensitivity": 1.0}, "sensitivity", "positive"),
     ("clone_pair_epsilon.epsilon0", core.clone_pair_epsilon, (), {"epsilon0": 1.0, "n": 100, "delta": 1e-6},
      "epsilon0", "positive"),
-    ("clone_pair_epsilon.n", core.clone_pair_epsilon, (), {"epsilon0": 1.0, "n": 100, "delta": 1e-6}, "n", "count"),
+    ("clone_pair_epsilon.n", core.clone_pair_epsilon, (), {"epsilon0": 1.0, "n": 100, "delta": 1e-6}, "n", "count2"),
     ("shuffle_amplification_epsilon0.delta", core.shuffle_amplification_epsilon0, (),
      {"epsilon": 1.0, "n": 100, "delta": 1e-6}, "delta", "delta"),
     ("fmt21_closed_form_epsilon.n", core.fmt21_closed_form_epsilon, (), {"epsilon0": 1.0, "n": 1000, "delta": 1e-6},
-     "n", "count"),
+     "n", "count2"),
     ("sweep.trials", core.sweep, (lambda p, g: p, [1.0]), {"trials": 2}, "trials", "count"),
     ("audit.clopper_pearson_upper.trials", audit.clopper_pearson_upper, (), {"successes": 0, "trials": 10,
      "alpha": 0.05}, "trials", "count"),

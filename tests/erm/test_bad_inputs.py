@@ -132,16 +132,16 @@ CASES = [
      "count"),
     # audit
     *[(f"audit_lop.{k}", A.audit_lop, (), AUD, k, kind) for k, kind in (
-        ("epsilon", "positive"), ("delta", "delta"), ("runs", "count"), ("grad_bound", "positive"),
+        ("epsilon", "positive"), ("delta", "delta"), ("runs", "count2"), ("grad_bound", "positive"),
         ("smoothness", "positive"), ("radius", "positive"), ("confidence", "share"))],
     *[(f"audit_qop.{k}", A.audit_qop, (), AUD, k, kind) for k, kind in (
-        ("epsilon", "positive"), ("delta", "delta"), ("runs", "count"), ("anchor_error", "nonneg"), ("m", "count"),
+        ("epsilon", "positive"), ("delta", "delta"), ("runs", "count2"), ("anchor_error", "nonneg"), ("m", "count"),
         ("lam", "nonneg"), ("delta3_share", "share"))],
     ("audit_erm.mechanism", A.audit_erm, (), {"mechanism": "LOP", **AUD}, "mechanism", "choice"),
     ("lop_worst_case_pair.grad_bound", A.lop_worst_case_pair, (), {"grad_bound": 1.0}, "grad_bound", "positive"),
     ("lop_worst_case_pair.x_small", A.lop_worst_case_pair, (), {"x_small": 0.01}, "x_small", "positive"),
     ("qop_worst_case_pair.smoothness", A.qop_worst_case_pair, (), {"smoothness": 1.0}, "smoothness", "positive"),
-    ("qop_worst_case_pair.n", A.qop_worst_case_pair, (), {"n": 3}, "n", "count"),
+    ("qop_worst_case_pair.n", A.qop_worst_case_pair, (), {"n": 3}, "n", "count2"),
     ("qop_anchor_pair.theta_star", A.qop_anchor_pair, (), {"theta_star": 1.0}, "theta_star", "real"),
     ("qop_pair_exact_epsilon.c", A.qop_pair_exact_epsilon, (), {"c": 0.01, "m": 2, "delta": 0.01}, "c", "positive"),
     ("qop_pair_exact_epsilon.delta", A.qop_pair_exact_epsilon, (), {"c": 0.01, "m": 2, "delta": 0.01}, "delta",
