@@ -5,6 +5,16 @@
   treated as one ε0-LDP report among n and amplified with the Feldman–McMillan–Talwar bounds of
   :mod:`dpexplore.core.shuffle_amplification` (2021 closed form, 2021/2023 numerical clone pair).
   The accountant is a parameter: a name or any callable ``(epsilon0, n, delta) -> epsilon``.
+
+  **The stand-in is refuted by an audit.** The rows of P Ã Pᵀ are not independent anonymous reports:
+  the relabelling is shared by rows and columns, and on a graph whose vertices can be told apart
+  (e.g. by their degrees) it can be undone from the release itself. On such a graph the released
+  bit between the two re-identified vertices is just the ε0-randomized-response bit, so the true
+  edge-DP ε of matrix shuffling is ε0 — no amplification (see
+  :func:`dpexplore.spectral.audit.hub_edge_pair` and
+  :func:`~dpexplore.spectral.audit.audit_matrix_shuffle_hubs`, which measures ε̂ ≈ ε0 > the FMT
+  claim). ``accountant="none"`` is the sound guarantee for every graph: ε = ε0 (randomized response
+  followed by a data-independent relabelling, i.e. post-processing).
 * Analyze Gauss: one Gaussian mechanism with ℓ2 sensitivity 1 (an edge changes one upper-triangular
   coordinate by 1); σ from the analytic Gaussian mechanism (Balle & Wang 2018).
 * Noisy power method: L Gaussian steps composed in zCDP (Bun & Steinke 2016): ρ = L/(2σ²).
@@ -35,6 +45,7 @@ __all__ = [
     "noisy_power_epsilon",
 ]
 
+ACCOUNTANTS = ("none", *ACCOUNTANTS)  # "none": ε = ε0, the sound bound (see the module docstring)
 Accountant = str | Callable[[float, int, float], float]
 EPSILON0_MAX = 30.0
 
@@ -57,18 +68,20 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float, *, accountant: Accoun
     delta : float
         Target δ in (0, 1).
     accountant : str or callable
-        ``"fmt21_numerical"`` (default), ``"fmt23_numerical"``, ``"fmt21_closed_form"``, or a callable
+        ``"fmt21_numerical"`` (default, the paper's stand-in), ``"fmt23_numerical"``,
+        ``"fmt21_closed_form"``, ``"none"`` (ε = ε0: no amplification, the sound bound), or a callable
         ``(epsilon0, n, delta) -> epsilon``.
 
     Returns
     -------
     float
-        ε ≤ ε0 of the shuffled release.
+        ε ≤ ε0 of the shuffled release, as the accountant claims it.
 
     Notes
     -----
     [standard stand-in] Each row is one ε0-LDP report among n (Feldman, McMillan & Talwar 2021, 2023).
-    The paper may account for an edge touching two rows differently.
+    The FMT accountants' claims are refuted on graphs whose vertices are identifiable from the
+    release (module docstring); only ``"none"`` holds for every pair of neighbouring graphs.
 
     Examples
     --------
@@ -77,6 +90,8 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float, *, accountant: Accoun
     True
     >>> shuffle_epsilon(3.0, 1000, 1e-6, accountant=lambda e0, n, d: e0 / 2)
     1.5
+    >>> shuffle_epsilon(3.0, 1000, 1e-6, accountant="none")
+    3.0
     """
     e0 = check_epsilon(epsilon0, "epsilon0")
     n = check_int(n, "n", low=2)
@@ -84,6 +99,8 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float, *, accountant: Accoun
     acc = _check_accountant(accountant)
     if callable(acc):
         return float(acc(e0, n, delta))
+    if acc == "none":
+        return e0
     return _shuffle_epsilon_cached(e0, n, delta, acc)
 
 
@@ -106,6 +123,8 @@ def shuffle_epsilon0(epsilon: float, n: int, delta: float, *, accountant: Accoun
     (2.72, True)
     >>> shuffle_epsilon0(1.0, 1000, 1e-6, accountant=lambda e0, n, d: e0 / 2)
     2.0
+    >>> shuffle_epsilon0(1.0, 1000, 1e-6, accountant="none")
+    1.0
     """
     eps = check_epsilon(epsilon)
     n = check_int(n, "n", low=2)
@@ -113,6 +132,8 @@ def shuffle_epsilon0(epsilon: float, n: int, delta: float, *, accountant: Accoun
     acc = _check_accountant(accountant)
     if callable(acc):
         return shuffle_amplification_epsilon0(eps, n, delta, accountant=acc, epsilon0_max=EPSILON0_MAX)
+    if acc == "none":
+        return min(eps, EPSILON0_MAX)
     return _shuffle_epsilon0_cached(eps, n, delta, acc)
 
 

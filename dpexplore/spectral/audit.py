@@ -11,14 +11,21 @@ Neighbouring graphs differ in one unordered pair {i, j} (edge DP). What is audit
   released bit under "edge absent" / "edge present" (this bulk sampling relies on the independence
   across pairs, which ``tests/spectral/test_mechanisms.py`` checks against the exact 3-vertex law).
   The score is the released bit (the likelihood ratio).
-* **Matrix shuffling** (:func:`audit_matrix_shuffle`): **exact** at any n on the worst-case pair
-  (:func:`worst_case_edge_pair`: the empty graph vs a single edge). For that pair the likelihood
-  ratio of a release H depends on its edge count only (the single edge can sit on any of the
-  m = n(n−1)/2 pairs after the relabelling), so the two laws of the released edge count
-  (:func:`edge_count_laws`) give the exact privacy curve — at the dashboard's n, against the claimed
-  ε of the shuffle accountant. :func:`shuffled_rr_law` gives the full law of P Ã Pᵀ on any graph with
-  n ≤ 6 vertices (used to check the edge-count reduction and to search for harder pairs).
-  No statistical audit: where the exact law is known a sampled estimate adds nothing.
+* **Matrix shuffling, identifiable vertices** (:func:`audit_matrix_shuffle_hubs`): the pair that
+  **refutes the shuffle accountants** (:func:`hub_edge_pair`). Two hubs of very different degrees,
+  the edge between them flipped. The relabelling hides nothing: the release's two largest degrees
+  point at the hubs, and the released bit between them is the ε0-randomized-response bit of the
+  flipped pair. Black-box: :func:`~.mechanisms.matrix_shuffle` itself runs on both graphs; score:
+  the bit between the two largest-degree vertices of the release. ε̂ approaches ε0 (the sound bound:
+  randomized response followed by a data-independent relabelling is post-processing), far above the
+  FMT claims that treat the n rows as independent anonymous reports.
+* **Matrix shuffling, symmetric pair** (:func:`audit_matrix_shuffle`): **exact** at any n on the
+  empty graph vs a single edge (:func:`worst_case_edge_pair`). For that pair the likelihood ratio of
+  a release H depends on its edge count only (the single edge can sit on any of the m = n(n−1)/2
+  pairs after the relabelling), so the two laws of the released edge count (:func:`edge_count_laws`)
+  give the exact privacy curve. On this pair the relabelling does hide the edge, and the exact ε
+  stays below the FMT claim: a pair on which a claim holds says nothing about other pairs.
+  :func:`shuffled_rr_law` gives the full law of P Ã Pᵀ on any graph with n ≤ 6 vertices.
 * **Analyze Gauss** (:func:`audit_analyze_gauss`): the flipped entry is a scalar Gaussian mechanism
   with sensitivity 1, every other entry has the same law on both graphs, so the pair is exactly
   (1/σ)-GDP: **exact** ε = ``gdp_epsilon(1/σ, δ)``. The **statistical** audit samples the released
@@ -88,6 +95,7 @@ __all__ = [
     "SHUFFLE_LAW_MAX_N",
     "POWER_BUGS",
     "worst_case_edge_pair",
+    "hub_edge_pair",
     "worst_case_power_iterate",
     "worst_case_edge_for_iterate",
     "shuffled_rr_law",
@@ -102,6 +110,7 @@ __all__ = [
     "exact_audit_gaussian",
     "audit_randomized_response",
     "audit_matrix_shuffle",
+    "audit_matrix_shuffle_hubs",
     "audit_analyze_gauss",
     "audit_noisy_power_step",
 ]
@@ -171,12 +180,11 @@ def worst_case_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int,
     Why this pair: for randomized response, Analyze Gauss and one noisy power step every pair of
     graphs differing in one edge is equally hard (the mechanism treats the flipped coordinate
     independently of the rest, or the rest cancels in the shift A₁X − A₀X), so the cheapest graph
-    is used. For matrix shuffling the pair matters: this one is the hardest we know — the all-zero
-    release has likelihood ratio exactly e^{ε0} between them (no amplification at δ = 0), and an
-    exhaustive search over all 34 graphs on 5 vertices × every added edge (at ε0 = 2.04,
-    δ = 1/300²) found no pair with a larger exact ε (it ties with its complement, the complete
-    graph minus one edge). Its likelihood ratio depends only on the released edge count, which
-    makes the exact law computable at any n (:func:`edge_count_laws`).
+    is used. For matrix shuffling the pair matters. On this one the relabelling hides where the
+    edge is (its likelihood ratio depends only on the released edge count, which makes the exact
+    law computable at any n, :func:`edge_count_laws`), and an exhaustive search over all 34 graphs
+    on 5 vertices found no harder pair there — but at n = 5 nothing is amplified anyway. At
+    realistic n the hard pairs are the asymmetric ones: see :func:`hub_edge_pair`.
 
     Examples
     --------
@@ -188,6 +196,38 @@ def worst_case_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int,
     a0 = sp.csr_array((n, n), dtype=float)
     a1 = sp.csr_array((np.ones(2), ([0, 1], [1, 0])), shape=(n, n))
     return a0, a1, (0, 1)
+
+
+def hub_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int, int]]:
+    """Two graphs whose vertices matrix shuffling cannot hide: two hubs, with or without the edge between them.
+
+    Hub a = 0 is adjacent to every vertex except hub b = 1; hub b is adjacent to vertices
+    2, …, 1 + ⌊(n − 2)/2⌋. The second graph adds the edge {0, 1}. Degrees: a ≈ n, b ≈ n/2, every other
+    vertex 1 or 2. After randomized response a vertex's degree moves by about √(n μ(1 − μ)) (μ the
+    flip probability), far less than the gaps of about (n/2)(1 − 2μ), so in the released P Ã Pᵀ the
+    two largest degrees point at a and b whatever the relabelling was, and the released bit between
+    them IS the flipped pair's randomized-response bit: laws (1 − μ, μ) vs (μ, 1 − μ), likelihood
+    ratio e^{ε0}. The relabelling amplifies nothing here; the accountant's claim ε < ε0 fails
+    (:func:`audit_matrix_shuffle_hubs`). Any graph with two re-identifiable vertices would do; hubs
+    make re-identification by degree reliable for every ε0 ≳ 1 at n ≥ 50.
+
+    Returns
+    -------
+    (G, G + {a, b}, (a, b)) as symmetric 0/1 CSR arrays and the flipped pair.
+
+    Examples
+    --------
+    >>> g0, g1, (a, b) = hub_edge_pair(10)
+    >>> g0.sum(axis=1).astype(int).tolist(), int(g1[a, b]), int(g0[a, b])
+    ([8, 4, 2, 2, 2, 2, 1, 1, 1, 1], 1, 0)
+    """
+    n = check_int(n, "n", low=4)
+    rows = [np.zeros(n - 2, dtype=int), np.ones((n - 2) // 2, dtype=int)]
+    cols = [np.arange(2, n), np.arange(2, 2 + (n - 2) // 2)]
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    g0 = sp.csr_array((np.ones(2 * r.size), (np.r_[r, c], np.r_[c, r])), shape=(n, n))
+    g1 = (g0 + sp.csr_array((np.ones(2), ([0, 1], [1, 0])), shape=(n, n))).tocsr()
+    return g0, g1, (0, 1)
 
 
 def worst_case_power_iterate(n: int, p: int, *, rng: RNGLike = None) -> np.ndarray:
@@ -598,6 +638,82 @@ def audit_matrix_shuffle(n: int, *, delta: float, epsilon: float | None = None, 
     return SpectralAudit(name, f"empty graph vs one edge on {n} vertices (law of the released edge count)",
                          float(ex.claimed_epsilon), delta, ex, None, bool(broken),
                          f"claim: shuffle accountant at ε0 = {e0:.4g}, n = {n}; exact law, no sampling")
+
+
+def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = None, epsilon0: float | None = None,
+                              accountant: Accountant = "fmt21_numerical", broken: bool = False, runs: int = 2000,
+                              confidence: float = 0.95, rng: RNGLike = None,
+                              progress: _Progress = None) -> SpectralAudit:
+    """Black-box audit of matrix shuffling on :func:`hub_edge_pair`: the pair that refutes amplification.
+
+    Runs :func:`~.mechanisms.matrix_shuffle` (or :func:`broken_matrix_shuffle`) ``runs`` times on each
+    graph and scores each release by its bit between the two vertices of largest degree (the
+    re-identified hubs; the relabelling is not used). Claimed ε: the accountant's
+    ``shuffle_epsilon(ε0, n, δ)``; the sound bound is ε0 (randomized response, then a
+    data-independent relabelling), and ε̂ approaches it as ``runs`` grows. Each run costs one
+    n×n release (about 5 ms at n = 300, 0.1 s at n = 1500).
+
+    Parameters
+    ----------
+    n : int
+        Vertices (≥ 4).
+    delta : float
+        δ of the claim and of the audit.
+    epsilon, epsilon0 : float
+        Exactly one: the target ε (ε0 from the accountant, as in ``matrix_shuffle``) or ε0 itself.
+    accountant : str or callable
+        The claim being audited (``"none"`` claims ε0, which this audit cannot refute).
+    broken : bool
+        Audit :func:`broken_matrix_shuffle` (flips with μ(2ε0)) instead.
+    runs : int
+        Releases per graph (≥ 20).
+    confidence : float
+        Confidence of the Clopper–Pearson lower bound ε̂.
+    rng : Generator, int or None
+    progress : callable (done, total) -> bool or None, optional
+        Called after every chunk; returning False cancels.
+
+    Examples
+    --------
+    >>> a = audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, rng=0)
+    >>> a.claimed_epsilon < 1.0 + 1e-6 < a.epsilon_lower, a.violation
+    (True, True)
+    >>> audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, accountant="none", rng=0).violation
+    False
+    """
+    n = check_int(n, "n", low=4)
+    delta = check_delta(delta)
+    runs, conf = _check_stat_args(runs, confidence, progress)
+    broken = check_bool(broken, "broken")
+    if (epsilon is None) == (epsilon0 is None):
+        raise TypeError("audit_matrix_shuffle_hubs needs exactly one of epsilon (target) or epsilon0")
+    e0 = (_shuffle_epsilon0(check_epsilon(epsilon), n, delta, accountant=accountant) if epsilon0 is None
+          else check_epsilon(epsilon0, "epsilon0"))
+    claimed = shuffle_epsilon(e0, n, delta, accountant=accountant)
+    mech = broken_matrix_shuffle if broken else matrix_shuffle
+    g0, g1, _ = hub_edge_pair(n)
+    chunk = max(1, min(runs, 20_000_000 // (n * n) + 1))  # progress about every 0.1 s
+
+    def score(g, gen):
+        h = mech(g, epsilon0=e0, delta=delta, accountant=accountant, rng=gen).matrix  # released P Ã Pᵀ
+        h = h.toarray() if sp.issparse(h) else np.asarray(h)
+        i, j = np.argsort(h.sum(axis=1), kind="stable")[-2:]  # the two largest degrees: the hubs
+        return float(h[i, j])
+
+    def sample(gens, want):
+        k = min(chunk, want)
+        return (np.array([score(g0, gens[0]) for _ in range(k)]), np.array([score(g1, gens[1]) for _ in range(k)]))
+
+    t0 = time.perf_counter()
+    scores = _bulk_scores(sample, runs, as_generator(rng), progress)
+    stat = _cancelled(conf, runs, claimed, t0) if scores is None else _finish(scores, delta, conf, claimed, t0)
+    name = ("BROKEN matrix shuffling (flips with μ(2ε0))" if broken else "Matrix shuffling") + f", n = {n}"
+    acc = accountant if isinstance(accountant, str) else "custom"
+    return SpectralAudit(name, f"two hubs on {n} vertices, with or without the edge between them "
+                               "(score: released bit between the two largest degrees)",
+                         float(claimed), delta, None, stat, bool(broken),
+                         f"claim: accountant {acc!r} at ε0 = {e0:.4g}, n = {n}; sound bound ε0 = {e0:.4g}"
+                         + (f" (the broken variant's: {2 * e0:.4g})" if broken else ""))
 
 
 def audit_analyze_gauss(*, epsilon: float, delta: float, runs: int = 200_000, confidence: float = 0.95,

@@ -12,6 +12,7 @@ from dpexplore.spectral import matrix_shuffle, noisy_power_method, sbm, shuffle_
 from dpexplore.spectral.audit import (
     audit_analyze_gauss,
     audit_matrix_shuffle,
+    audit_matrix_shuffle_hubs,
     audit_noisy_power_step,
     audit_randomized_response,
     broken_analyze_gauss,
@@ -21,6 +22,7 @@ from dpexplore.spectral.audit import (
     edge_count_laws,
     exact_audit_matrix_shuffle,
     exact_audit_randomized_response,
+    hub_edge_pair,
     release_mask,
     shuffled_rr_law,
     worst_case_edge_for_iterate,
@@ -120,6 +122,74 @@ def test_shuffle_exact_audit_is_tight_without_amplification_and_catches_broken()
     assert r.epsilon0 == e0 and r.flip_probability == pytest.approx(1 / (math.exp(2 * e0) + 1))
 
 
+# -- matrix shuffling on two hubs: the pair that refutes the amplified claims --------------------
+def test_hub_pair_is_two_hubs_and_one_edge():
+    g0, g1, (a, b) = hub_edge_pair(9)
+    assert (g1 - g0).nnz == 2 and g1[a, b] == 1 and g0[a, b] == 0
+    for g in (g0, g1):
+        assert (g != g.T).nnz == 0 and g.diagonal().sum() == 0 and set(np.unique(g.data)) <= {1.0}
+    deg = g0.sum(axis=1)
+    assert deg[a] == 7 and deg[b] == 3 and deg[2:].max() == 2  # a ≈ n, b ≈ n/2, the rest ≤ 2
+
+
+def test_hubs_are_reidentified_and_their_bit_is_plain_randomized_response():
+    # The attack's mechanics, checked with the experimenter's knowledge of the relabelling: the two
+    # largest released degrees are the hubs in every run, and the bit between them follows the
+    # ε0-randomized-response law of the flipped pair (z = 5 binomial bounds).
+    n, e0, T = 100, 2.0, 300
+    mu = 1 / (math.exp(e0) + 1)
+    rng = np.random.default_rng(7)
+    for edge, g in enumerate(hub_edge_pair(n)[:2]):
+        ones = 0
+        for _ in range(T):
+            r = matrix_shuffle(g, epsilon0=e0, delta=1e-4, rng=rng)
+            h = r.matrix.toarray() if sp.issparse(r.matrix) else np.asarray(r.matrix)
+            i, j = np.argsort(h.sum(axis=1), kind="stable")[-2:]
+            assert {int(r.permutation[i]), int(r.permutation[j])} == {0, 1}  # shuffled → original labels
+            ones += int(h[i, j])
+        p = 1 - mu if edge else mu
+        assert abs(ones - T * p) <= 5 * math.sqrt(T * p * (1 - p))
+
+
+@pytest.mark.parametrize("accountant", ["fmt21_numerical", "fmt23_numerical"])
+@pytest.mark.parametrize("seed", (0, 1))
+def test_two_hub_audit_refutes_the_amplified_claims_but_not_the_sound_bound(accountant, seed):
+    n, delta = 100, 1e-4
+    a = audit_matrix_shuffle_hubs(n, epsilon=1.0, delta=delta, accountant=accountant, runs=800, confidence=CONF,
+                                  rng=seed)
+    e0 = shuffle_epsilon0(1.0, n, delta, accountant=accountant)
+    assert a.claimed_epsilon <= 1.0 + 1e-6 < e0  # the accountant amplifies: it claims ε < ε0
+    assert a.violation and a.epsilon_lower > 1.15  # ... and the release is measurably less private
+    assert a.epsilon_lower <= e0  # the sound bound (randomized response + post-processing) stands
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_two_hub_audit_with_the_sound_accountant_stands_and_catches_broken(seed):
+    n, delta = 100, 1e-4
+    good = audit_matrix_shuffle_hubs(n, epsilon=1.0, delta=delta, accountant="none", runs=800, confidence=CONF,
+                                     rng=seed)
+    assert good.claimed_epsilon == 1.0 and not good.violation and good.epsilon_lower > 0.4  # non-vacuous
+    bad = audit_matrix_shuffle_hubs(n, epsilon=1.0, delta=delta, accountant="none", runs=800, confidence=CONF,
+                                    broken=True, rng=seed)
+    assert bad.violation and bad.epsilon_lower > 1.3
+
+
+@pytest.mark.slow
+def test_dashboard_default_audit_refutes_the_claim_and_catches_broken_at_n_300():
+    # Issue 8's criterion at the dashboard's defaults (n = 300, ε = 1, FMT21, default run count).
+    pytest.importorskip("ipywidgets")
+    from dpexplore.ui.spectral import SpectralClusteringDashboard, hub_audit_runs
+
+    d = SpectralClusteringDashboard(query_string="trials=1")
+    p = d.params()
+    assert p["audit"] == "shuffle_hubs" and p["n"] == 300 and d.audit_runs[0] == 200_000
+    assert hub_audit_runs(300, d.audit_runs[0]) == 2000
+    for broken in (False, True):
+        r = d.audit_report(p, broken=broken, runs=d.audit_runs[0], rng=3, progress=lambda done, total: None)
+        assert r.violation and r.runs == 2000 and r.claimed_epsilon <= 1.0 + 1e-6
+        assert r.epsilon_lower > (2.5 if broken else 1.5)  # ε0 = 2.04 at the defaults; broken 2ε0
+
+
 # -- Analyze Gauss ----------------------------------------------------------------------------
 @pytest.mark.parametrize("eps", [1.0, 4.0])
 @pytest.mark.parametrize("seed", SEEDS)
@@ -206,7 +276,7 @@ def test_dashboard_audit_panel_claims_exact_and_broken():
     pytest.importorskip("ipywidgets")
     from dpexplore.ui.spectral import SpectralClusteringDashboard
 
-    d = SpectralClusteringDashboard(query_string="n=120&trials=1&k=2&p=0.4&q=0.05")
+    d = SpectralClusteringDashboard(query_string="n=120&trials=1&k=2&p=0.4&q=0.05&audit=analyze_gauss")
     panel = d.audit_panel
     assert panel is not None and panel.runs.value == 200_000
     panel.start(wait=True)

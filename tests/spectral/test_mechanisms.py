@@ -148,8 +148,11 @@ def test_pluggable_accountant_and_errors():
     half = lambda e0, n, d: e0 / 2  # noqa: E731
     assert shuffle_epsilon(3.0, 100, 1e-4, accountant=half) == 1.5
     assert shuffle_epsilon0(1.0, 100, 1e-4, accountant=half) == pytest.approx(2.0, abs=1e-8)
-    with pytest.raises(ValueError, match=r"^accountant must be one of \['fmt21_numerical'"):
+    with pytest.raises(ValueError, match=r"^accountant must be one of \['none', 'fmt21_numerical'"):
         shuffle_epsilon(1.0, 100, 1e-4, accountant="rdp")
+    # "none": the sound bound, no amplification (randomized response + post-processing)
+    assert shuffle_epsilon(2.5, 10**6, 1e-9, accountant="none") == 2.5
+    assert shuffle_epsilon0(0.7, 10**6, 1e-9, accountant="none") == 0.7
     with pytest.raises(ValueError, match=r"^epsilon0 must be a finite number > 0; got 0"):
         shuffle_epsilon(0, 100, 1e-4)
 
