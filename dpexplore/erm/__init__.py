@@ -20,12 +20,14 @@ from .calibration import (
 )
 from .mechanisms import (
     ERMResult,
+    InexactSweep,
     MechanismComparison,
     compare_mechanisms,
     lop,
     lop_clipped,
     qop,
     qop_inexact,
+    qop_inexact_risk_sweep,
     qop_risk_sweep,
 )
 from .problems import (
@@ -56,6 +58,7 @@ __all__ = [
     "ALPHA1_VARIANTS",
     "BoundOptimum",
     "ERMResult",
+    "InexactSweep",
     "MechanismComparison",
     "REFERENCE_CONSTANTS",
     "REFERENCE_TABLE",
@@ -83,6 +86,7 @@ __all__ = [
     "qop_inexact_bound",
     "qop_inexact_utility_bound",
     "qop_output_sigma",
+    "qop_inexact_risk_sweep",
     "qop_risk_sweep",
     "qop_sigma2",
     "qop_utility_bound",

@@ -22,14 +22,23 @@ Worst-case pairs (why they are the hardest we know)
   the corner), so the replacement moves the linear term by 2x|y| ≈ 2ζ while leaving the curvature
   unchanged: the output is the Gaussian mechanism with sensitivity 2ζ/(S + Δ) and noise σ_b/(S + Δ)
   — the Gaussian half of the proof is attained. (The Jacobian half, ε/2 from Δ = 2L/ε, is not
-  exercised by this pair; see "limitations".)
+  exercised by this pair; see "Measured" below.)
 * **clipped LOP**: the same pair; clipping makes the gradient ±ζ exactly.
 * **QOP, exact anchor** (:func:`qop_worst_case_pair`): in the interpolation regime every loss is
   minimised at θ*, so with θ̃ = θ* the data enter only through the **curvature** S = Σx_i² (and the
   ℓ1 term λ‖θ‖₁ makes the output depend on it: θ = θ* − λ sign(θ*)/(S + σ²W)). Replacing a
   zero-feature example by one with x² = L (the largest curvature change allowed) shifts S + σ²W by
   L, i.e. W by c = L/σ²: the pair's laws are χ²_m and χ²_m + c — the λ_min(W) argument of the
-  paper's calibration (P(λ_min < α) ≤ δ3, the gap α1).
+  paper's calibration (P(λ_min < α) ≤ δ3, the gap α1). **Why it is hard, and why m = 2**: for
+  m = 2 (the paper's m = 2d at d = 1) the density of W is e^{−w/2}/2, *positive at 0*; shifting it
+  by c leaves the interval W < c — outputs θ < θ* − λ/(nL) — reachable on D0 and impossible on D1.
+  On that region the privacy loss is infinite, everywhere else it is the constant c/2. So the pair
+  is (0, δ)-DP when its mass 1 − e^{−c/2} is ≤ δ and not DP at all otherwise: it turns the lower
+  tail of λ_min(W) — exactly what σ² is calibrated against — into a yes/no event that the audit
+  counts, and the likelihood-ratio test is the indicator of that region (the score
+  :func:`audit_qop` uses). In d ≥ 2 the same support argument holds with (uᵀW⁻¹u)⁻¹ ~ χ²_{m−d+1},
+  but the release (d numbers from a d(d+1)/2-dimensional W) smears it, and a larger m makes the
+  density vanish at 0 (like w^{m/2−1}): d = 1, m = 2 is the sharpest pair we know.
 * **QOP, inexact anchor** (:func:`qop_anchor_pair`): θ̃ ≠ θ*, λ = 0, every untouched example has
   zero features. On D0 the output is θ̃ exactly; on D1 it is θ̃ + L(θ* − θ̃)/(L + σ²W) ≠ θ̃: the two
   output laws have disjoint supports, so :func:`~.mechanisms.qop` (exact solve, calibrated without
@@ -39,17 +48,27 @@ Worst-case pairs (why they are the hardest we know)
 
 Broken variants (teaching only, never defaults)
 -----------------------------------------------
-:func:`broken_lop` (σ_b halved — the "objective perturbation off by a factor of 2" bug class),
-:func:`broken_qop_sigma2` (σ² halved, or α taken at 10·δ3). They report the correct mechanism's ε.
+:func:`broken_lop` (σ_b halved — the "objective perturbation off by a factor of 2" bug class);
+:func:`broken_qop_sigma2` with ``bug="sigma_for_sigma2"`` (its default and the dashboard's broken
+QOP: the standard deviation σ = √σ² used where the variance σ² belongs, a weight ≈ 32 times too
+small at ε = 2, δ = 0.01). They report the correct mechanism's ε. Smaller calibration bugs (σ²
+halved, or the λ_min quantile α taken at 10·δ3) were tried and dropped: they hide inside the
+calibration's slack (their exact ε on the worst pair we know stays below the claim), so no audit
+on that pair can refute them — an audit refutes, it never certifies.
 
-Limitations (measured, see tests/erm/test_audit.py)
----------------------------------------------------
-QOP's calibration is extremely conservative on its worst pair we know: c = L/σ² is tiny (σ² is
-thousands of times L), so the exact ε of the pair is far below the claim, for the correct *and*
-the broken variants; no run budget can refute the broken QOP claim on that pair, and the audit
-says so (exact ε reported beside ε̂). The LOP broken variant is refuted at ε ≳ 1.5; at small ε
-(e.g. 0.5 with δ = 0.01) KST's calibration has so much slack that even halved noise is still
-(ε, δ)-DP on the worst pair (its exact ε is reported).
+Measured (tests/erm/test_audit.py; ε = 2, δ = 0.01, 100 000 runs per input, 95% confidence)
+-----------------------------------------------------------------------------------------
+* QOP, exact anchor (m = 2): c = L/σ² ≈ 1.0e-3, D0-only mass 0.05% < δ: exact ε of the pair 0,
+  ε̂ = 0. The broken σ-for-σ²: c ≈ 0.032, D0-only mass 1.57% > δ: exact ε ``inf``, ε̂ ≈ 4.0–4.3
+  over seeds. The σ-for-σ² bug is refutable on this pair only where its D0-only mass
+  1 − exp(−L/(2√σ²)) exceeds δ with a margin: at δ = 0.01, ε̂ ≈ 3.6 at ε = 1.5, ≈ 4.7 at ε = 3;
+  at ε = 1 (mass 1.11%) ε̂ ≈ 1.0–1.1, on the edge; at ε = 0.5 (mass 0.79% < δ) the pair is
+  (0, δ)-DP and ε̂ = 0.
+* σ² halved or α at 10·δ3 (not shipped) leave the D0-only mass below δ: exact ε on the pair ≤ the
+  claim, and no run budget refutes them there.
+* LOP: the broken variant is refuted at ε ≳ 1.5; at small ε (e.g. 0.5 with δ = 0.01) KST's
+  calibration has so much slack that even halved noise is still (ε, δ)-DP on the worst pair (its
+  exact ε is reported).
 """
 
 from __future__ import annotations
@@ -98,7 +117,8 @@ __all__ = [
 
 #: mechanisms :func:`audit_erm` knows
 AUDIT_MECHANISMS = ("LOP", "clipped LOP", "QOP", "QOP inexact anchor")
-QOP_BUGS = ("sigma2_halved", "alpha_10x_delta3")
+#: QOP calibration bugs of :func:`broken_qop_sigma2` (refuted by :func:`audit_qop` at 100 000 runs)
+QOP_BUGS = ("sigma_for_sigma2",)
 NEIGHBOURS = "replace one example (x_i, y_i), n fixed"
 _MAX_RUNS = 2_000_000
 _SAFE = 1.0 - 1e-9  # build the LOP example just inside the gradient bound, so rounding never exceeds it
@@ -272,28 +292,32 @@ def broken_lop(
 
 def broken_qop_sigma2(
     epsilon1: float, delta1: float, delta3: float, *, L: float, d: int, m: float, rho: float = 1.0,
-    alpha1: str = "reference", bug: str = "sigma2_halved",
+    alpha1: str = "reference", bug: str = "sigma_for_sigma2",
 ) -> float:
     """BROKEN on purpose: a QOP weight σ² that is too small, for teaching audits.
 
-    ``bug="sigma2_halved"``: half of :func:`~dpexplore.erm.qop_sigma2`. ``bug="alpha_10x_delta3"``:
-    σ² computed with the λ_min quantile α (and α1) at 10·δ3 instead of δ3, i.e. P(λ_min(W) < α) up
-    to 10·δ3. Both claim (ε1, δ1 + δ3) but do not carry the paper's proof. Their true ε on the
-    worst pair we know is still tiny (:func:`qop_pair_exact_epsilon`): see the module docstring.
+    Returns the weight a buggy implementation puts in front of (1/2)(θ − θ̃)ᵀW(θ − θ̃) while still
+    claiming (ε1, δ1 + δ3):
+
+    * ``bug="sigma_for_sigma2"`` (default): the **standard deviation σ = √σ² used where the variance
+      σ² belongs** — the perturbation coded as (σ/2)(θ − θ̃)ᵀW(θ − θ̃), the σ-versus-σ² mix-up that
+      Gaussian-noise code is known for. σ² is hundreds to thousands of times L, so the weight shrinks
+      by the factor √σ² (≈ 32 at ε = 2, δ = 0.01, L = 1, d = 1, m = 2). **True ε** on
+      :func:`qop_worst_case_pair` with m = 2: ``inf`` as soon as the mass 1 − exp(−L/(2√σ²)) of the
+      region that only D0 can produce exceeds δ — at ε = 2, δ = 0.01 that mass is 1.57% (> 1%), so
+      the pair is not (ε, δ)-DP for any ε (:func:`qop_pair_exact_epsilon` with c = L/√σ²), and
+      :func:`audit_qop` refutes it at 100 000 runs. It is still (0, δ)-DP on that pair when the mass is
+      ≤ δ (e.g. ε = 0.5, δ = 0.01: 0.79%): the bug is then not refutable there.
 
     Examples
     --------
-    >>> good = qop_sigma2(1.0, 5e-3, 5e-3, L=1.0, d=1, m=2)
-    >>> broken_qop_sigma2(1.0, 5e-3, 5e-3, L=1.0, d=1, m=2) == good / 2
+    >>> import math
+    >>> good = qop_sigma2(2.0, 5e-3, 5e-3, L=1.0, d=1, m=2)
+    >>> broken_qop_sigma2(2.0, 5e-3, 5e-3, L=1.0, d=1, m=2) == math.sqrt(good)
     True
     """
-    bug = check_choice(bug, "bug", QOP_BUGS)
-    if bug == "sigma2_halved":
-        return 0.5 * qop_sigma2(epsilon1, delta1, delta3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
-    d3 = check_delta(delta3, "delta3")
-    if 10 * d3 >= 1:
-        raise ValueError(f"delta3 must be < 0.1 for the alpha_10x_delta3 bug; got {d3!r}")
-    return qop_sigma2(epsilon1, delta1, 10 * d3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
+    check_choice(bug, "bug", QOP_BUGS)  # the one bug: σ where σ² belongs
+    return math.sqrt(qop_sigma2(epsilon1, delta1, delta3, L=L, d=d, m=m, rho=rho, alpha1=alpha1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,16 +506,18 @@ def audit_qop(
     """Audit QOP (exact solve, d = 1) on its worst pair: exact ε of the pair and a statistical ε̂.
 
     ``anchor_error = 0`` (default): θ̃ = θ*, pair :func:`qop_worst_case_pair`, ℓ1 weight ``lam``;
-    the score is θ (a larger curvature pulls θ towards θ* = 1) and the exact ε is
-    :func:`qop_pair_exact_epsilon` with c = L/σ².
+    the score is θ (a larger curvature pulls θ towards θ* = 1) — for m = 2 clamped at the edge
+    θ* − λ/(nL) of D1's support, which makes it the likelihood-ratio test (module docstring) — and
+    the exact ε is :func:`qop_pair_exact_epsilon` with c = L/σ² (``details["exclusive_mass"]`` is the
+    mass P(χ²_m < c) that only D0 can produce; the pair is not DP at all when it exceeds δ).
     ``anchor_error = η > 0``: θ̃ = θ* − η, pair :func:`qop_anchor_pair`, λ = 0; the score is
     |θ − θ̃| and the exact ε is ``inf`` (disjoint supports) — this refutes the exact-solve claim
     for inexact anchors.
 
     Parameters
     ----------
-    broken : False, True, "sigma2_halved" or "alpha_10x_delta3"
-        Use :func:`broken_qop_sigma2` (True means "sigma2_halved").
+    broken : False, True or one of :data:`QOP_BUGS`
+        Use :func:`broken_qop_sigma2` (True means its default, "sigma_for_sigma2").
     m : int
         Wishart degrees of freedom (W ~ χ²_m in d = 1).
     Other parameters as in :func:`audit_lop` and :func:`~dpexplore.erm.qop`.
@@ -509,7 +535,7 @@ def audit_qop(
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     if broken is True:
-        broken = "sigma2_halved"
+        broken = QOP_BUGS[0]
     if broken is not False:
         broken = check_choice(broken, "broken", QOP_BUGS)
     eta = check_positive(anchor_error, "anchor_error", allow_zero=True)
@@ -540,12 +566,23 @@ def audit_qop(
         pair = (f"{NEIGHBOURS}: d = 1, n = {X0.shape[0]}, rows x = √L (L = {L:g}) except the changed one, 0 or √L "
                 f"(curvature change L); exact anchor θ̃ = θ*, λ = {lam:g}")
 
+    # m = 2, exact anchor: W ~ χ²_2 has density e^{−w/2}/2, so W versus W + c (c = L/σ²) has likelihood
+    # ratio e^{c/2} for W ≥ c and 0 below; in θ = θ* − λ/(S + σ²W) that region is θ < edge = θ* − λ/(nL),
+    # reachable on D0 only. The likelihood-ratio test is the indicator of it: the score min(θ, edge′)
+    # puts every D1 output on one atom (edge′ a hair below the edge, so that solver rounding never
+    # moves a D1 output under it) and leaves a threshold exactly at that atom to the test.
+    n_rows = X0.shape[0]
+    edge = theta_star - lam_used / (n_rows * L) - 1e-9 if (eta == 0 and m == 2 and lam_used > 0) else None
+
     def sample(B, g):
         out = []
         for X, y in ((X0, y0), (X1, y1)):
             W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
             th = _qop_solve(X, y, anchor, s2, W, lam_used, kappa)
-            out.append(np.abs(th - anchor) if eta > 0 else th)
+            if eta > 0:
+                out.append(np.abs(th - anchor))
+            else:
+                out.append(th if edge is None else np.minimum(th, edge))
         return out[0], out[1]
 
     t0 = time.perf_counter()
@@ -558,10 +595,12 @@ def audit_qop(
                               st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
     c = L / s2
     exact = math.inf if eta > 0 else qop_pair_exact_epsilon(c, m, dl)
-    label = {False: "", "sigma2_halved": "BROKEN (σ² halved) ", "alpha_10x_delta3": "BROKEN (α at 10·δ3) "}[broken]
+    label = {False: "", "sigma_for_sigma2": "BROKEN (σ used for σ²) "}[broken]
     name = label + ("QOP exact solve with an inexact anchor" if eta > 0 else "QOP (exact solve, exact anchor)")
     return ERMAudit(mechanism=name, neighbours=pair, claimed_epsilon=eps, delta=dl, exact_epsilon=exact,
-                    statistical=st, broken=bool(broken), details={"sigma2": s2, "c": c, "m": m, "anchor_error": eta})
+                    statistical=st, broken=bool(broken),
+                    details={"sigma2": s2, "c": c, "m": m, "anchor_error": eta, "edge": edge,
+                             "exclusive_mass": float(stats.chi2.cdf(c, m)) if eta == 0 else math.nan})
 
 
 def audit_erm(mechanism: str, *, epsilon: float, delta: float, broken: bool = False, runs: int = 40_000,

@@ -23,6 +23,7 @@ import numpy as np
 
 from dpexplore.core import RNGLike, as_generator, mean_confidence_band
 from dpexplore.core.validation import (
+    check_bool,
     check_choice,
     check_delta,
     check_epsilon,
@@ -46,8 +47,8 @@ from .calibration import (
 from .problems import check_problem, empirical_risk, gradient_bound, smoothness_constant
 from .solvers import davis_yin, stochastic_tos
 
-__all__ = ["ERMResult", "MechanismComparison", "qop", "qop_inexact", "lop", "lop_clipped", "compare_mechanisms",
-           "qop_risk_sweep", "SOLVERS"]
+__all__ = ["ERMResult", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",
+           "compare_mechanisms", "qop_risk_sweep", "qop_inexact_risk_sweep", "SOLVERS"]
 
 SOLVERS = ("stochastic", "deterministic")
 
@@ -197,7 +198,7 @@ def qop_inexact(
     X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float, eta: float,
     rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None,
     alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000,
-    calibration: str = "analytic",
+    calibration: str = "analytic", project: bool = False,
 ) -> ERMResult:
     """QOP with an approximate solve and Gaussian output noise: (ε1 + ε2, δ1 + δ2 + δ3 + δ4)-DP [paper].
 
@@ -219,6 +220,9 @@ def qop_inexact(
         Output-noise calibration: ``"analytic"`` (default) uses ``dpexplore.core.gaussian_sigma``
         (valid for every ε2); ``"paper"`` the paper's classic √(2 ln(1.25/δ2))/ε2 formula, which
         is only proven for ε2 < 1 and is what the utility bounds use.
+    project : bool
+        Project the noisy release onto the box ‖θ‖_∞ ≤ κ (post-processing: no privacy cost; it
+        keeps a large σ̃ from sending θ far outside C). Default False (the paper's release).
     Other parameters as in :func:`qop`.
 
     Returns
@@ -241,8 +245,33 @@ def qop_inexact(
     anchor = check_vector(anchor, "anchor")
     if anchor.shape[0] != d:
         raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
+    project = check_bool(project, "project")
+    cal = _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration)
+    s2, m, sig_out = cal["sigma2"], cal["m"], cal["output_sigma"]
+    gen = as_generator(rng)
+    W = _wishart(d, m, 1, gen)[0]
+    res = davis_yin(X, y, lam=lam, radius=kappa, quad=s2 * W, lin=-s2 * (W @ anchor), max_iter=K, tol=1e-12)
+    theta_hat = res.theta
+    released = theta_hat + sig_out * gen.standard_normal(d)  # Gaussian output noise
+    if project:  # post-processing: projecting onto the public box C costs no privacy
+        released = np.clip(released, -kappa, kappa)
+    diag = {"sigma2": s2, "m": m, "alpha": cal["alpha"], "beta": cal["beta"], "output_sigma": sig_out,
+            "tau": cal["tau"], "eta": cal["eta"], "calibration": cal["calibration"], "theta_solver": theta_hat,
+            "solver_residual": res.residual, "iterations": res.iterations, "L": L, "projected": project}
+    return ERMResult(theta=released, epsilon=eps, delta=dl, mechanism="QOP (inexact + output noise)",
+                     split=cal["split"], diagnostics=diag)
+
+
+def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration):
+    """Validated calibration of :func:`qop_inexact` (σ², α, β, σ̃ and the budget split); ``eta`` may be a vector."""
     tau = check_positive(tau, "tau", allow_zero=True)
-    eta = check_positive(eta, "eta", allow_zero=True)
+    scalar_eta = np.ndim(eta) == 0
+    if scalar_eta:
+        etas = np.array([check_positive(eta, "eta", allow_zero=True)])
+    else:
+        etas = check_vector(eta, "eta")
+        if np.any(etas < 0):
+            raise ValueError(f"eta must be numbers >= 0; got {etas.tolist()!r}")
     share = check_probability(epsilon1_share, "epsilon1_share", open_low=True, open_high=True)
     shares = check_vector(delta_shares, "delta_shares")
     if shares.shape[0] != 4 or np.any(shares <= 0) or abs(shares.sum() - 1) > 1e-9:
@@ -258,19 +287,12 @@ def qop_inexact(
         raise ValueError(f"QOP calibration undefined for d={d}, m={m}, delta1={d1:g}, delta3={d3:g}")
     alpha = wishart_alpha(d3, d, m)
     beta = qop_beta(d3, d4, d, m)
-    sig_out = qop_output_sigma(tau, eta, epsilon2=e2, delta2=d2, alpha=alpha, sigma2=s2, beta=beta,
-                               calibration=calibration)
-    gen = as_generator(rng)
-    W = _wishart(d, m, 1, gen)[0]
-    res = davis_yin(X, y, lam=lam, radius=kappa, quad=s2 * W, lin=-s2 * (W @ anchor), max_iter=K, tol=1e-12)
-    theta_hat = res.theta
-    released = theta_hat + sig_out * gen.standard_normal(d)  # Gaussian output noise
-    diag = {"sigma2": s2, "m": m, "alpha": alpha, "beta": beta, "output_sigma": sig_out, "tau": tau, "eta": eta,
-            "calibration": calibration, "theta_solver": theta_hat, "solver_residual": res.residual,
-            "iterations": res.iterations, "L": L}
-    return ERMResult(theta=released, epsilon=eps, delta=dl, mechanism="QOP (inexact + output noise)",
-                     split={"epsilon1": e1, "epsilon2": e2, "delta1": d1, "delta2": d2, "delta3": d3, "delta4": d4},
-                     diagnostics=diag)
+    sig = np.array([qop_output_sigma(tau, float(e), epsilon2=e2, delta2=d2, alpha=alpha, sigma2=s2, beta=beta,
+                                     calibration=calibration) for e in etas])
+    return {"sigma2": s2, "m": m, "alpha": alpha, "beta": beta, "tau": tau, "calibration": calibration,
+            "eta": float(etas[0]) if scalar_eta else etas, "output_sigma": float(sig[0]) if scalar_eta else sig,
+            "split": {"epsilon1": e1, "epsilon2": e2, "delta1": d1, "delta2": d2, "delta3": d3,
+                                "delta4": d4}}
 
 
 def _lop_terms(d, eps, dl, L, zeta, B, gen):
@@ -393,7 +415,8 @@ def compare_mechanisms(
     X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, trials: int = 3,
     rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
     smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000, weight_scale: float = 1.0,
-    mechanisms=("LOP", "clipped LOP", "QOP"), nonprivate: bool = True,
+    mechanisms=("LOP", "clipped LOP", "QOP"), nonprivate: bool = True, anchor_error: float | None = None,
+    tau: float = 1e-6,
 ) -> MechanismComparison:
     """Empirical risk of LOP, clipped LOP and QOP over box radii × trials, in one batched solve each.
 
@@ -412,6 +435,14 @@ def compare_mechanisms(
         Subset of ("LOP", "clipped LOP", "QOP").
     nonprivate : bool
         Also solve the non-private problem at every radius (deterministic solver); NaN otherwise.
+    anchor_error : float, optional
+        ``None`` (default): "QOP" is the exact-solve :func:`qop` (StoTOS, K iterations), whose
+        guarantee assumes θ̃ = θ*. A number η ≥ 0: "QOP" is :func:`qop_inexact` with declared anchor
+        accuracy ‖θ̃ − θ*‖ ≤ η and solver accuracy ``tau`` (deterministic solve, Gaussian output noise,
+        release projected onto the box), via :func:`qop_inexact_risk_sweep`; ``risks`` then also has
+        "QOP θ̂ (no output noise)", the solver's output before the noise — **not** private when η > 0.
+    tau : float
+        Declared solver accuracy τ of the inexact path.
     Other parameters as in the mechanisms.
 
     Returns
@@ -463,7 +494,21 @@ def compare_mechanisms(
                                  quad=np.full(R * T, Delta), lin=b, clip=np.full(R * T, zeta_c),
                                  rng=gens["clipped LOP"])
             risks["clipped LOP"] = empirical_risk(X, y, res.theta).reshape(R, T)
-    if "QOP" in mechanisms:
+    if "QOP" in mechanisms and anchor_error is not None:
+        eta = check_positive(anchor_error, "anchor_error", allow_zero=True)
+        if ws != 1.0:
+            raise ValueError(f"weight_scale must be 1 with anchor_error (the inexact calibration); got {ws!r}")
+        sw = qop_inexact_risk_sweep(X, y, radii=radii, anchors=np.broadcast_to(anchor, (R, d)),
+                                    anchor_errors=np.full(R, eta), epsilon=eps, delta=dl, lam=lam, tau=tau, trials=T,
+                                    rng=gens["QOP"], m=m, alpha1=alpha1, smoothness=L, rho=rho)
+        info.update(sigma2=sw.info["sigma2"], m=sw.info["m"], qop_variant="inexact", output_sigma=float(
+            sw.output_sigma[0]), anchor_error=eta, tau=sw.info["tau"], qop_split=sw.info["split"],
+            qop_weight_ratio=float(np.median(sw.weight_ratio)), max_solver_residual=sw.info["max_solver_residual"],
+            alpha1_variant=alpha1)
+        risks["QOP"] = sw.risks
+        risks["QOP θ̂ (no output noise)"] = sw.solver_risks
+    elif "QOP" in mechanisms:
+        info["qop_variant"] = "exact"
         m_, d1, d3, s2, a1 = _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho)
         info.update(sigma2=s2, sigma2_used=s2 * ws, m=m_, delta1=d1, delta3=d3, alpha1_variant=a1)
         th, ratio = _qop_batch(X, y, L=L, lam=lam, kappa=kap, anchors=np.broadcast_to(anchor, (R * T, d)),
@@ -531,3 +576,113 @@ def qop_risk_sweep(
     risks = empirical_risk(X, y, th).reshape(J, T)
     mean, lower, upper = mean_confidence_band(risks, axis=1)
     return mean, lower, upper, np.median(ratio.reshape(J, T), axis=1)
+
+
+@dataclass(frozen=True)
+class InexactSweep:
+    """Output of :func:`qop_inexact_risk_sweep` (J configurations × T trials).
+
+    Attributes
+    ----------
+    risks, solver_risks : ndarray (J, T)
+        Empirical risk of the private release θ̂ + N(0, σ̃²I) (projected onto the box if asked) and,
+        for reference, of the solver's θ̂ **before** the output noise (not private when η > 0).
+    mean, lower, upper, solver_mean, solver_lower, solver_upper : ndarray (J,)
+        Mean and 95% band over the trials.
+    output_sigma : ndarray (J,)
+        σ̃ of every configuration (it grows with the declared η).
+    weight_ratio : ndarray (J,)
+        Median σ²λ_max(W)/(nL).
+    info : dict
+        σ², α, β, the budget split, the declared τ, the largest solver residual, ...
+    """
+
+    risks: np.ndarray
+    solver_risks: np.ndarray
+    mean: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    solver_mean: np.ndarray
+    solver_lower: np.ndarray
+    solver_upper: np.ndarray
+    output_sigma: np.ndarray
+    weight_ratio: np.ndarray
+    info: dict[str, Any]
+
+
+def qop_inexact_risk_sweep(
+    X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, tau: float = 1e-6,
+    trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
+    m: int | None = None, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
+    max_iter: int = 5000, calibration: str = "analytic", project: bool = True,
+) -> InexactSweep:
+    """Risk of :func:`qop_inexact` for J configurations (κ_j, θ̃_j, declared η_j) × trials, one batched solve.
+
+    The same calibration, solver (deterministic Davis–Yin, tol 1e-12) and output noise as
+    :func:`qop_inexact` — (ε, δ)-DP with ε = ε1 + ε2, δ = δ1 + δ2 + δ3 + δ4 when ‖θ̃_j − θ*‖ ≤ η_j
+    and the solve is τ-accurate [paper] — with every run of every configuration in one
+    vectorised :func:`~dpexplore.erm.solvers.davis_yin` call. ``project=True`` (default here)
+    projects each release onto its box (post-processing).
+
+    Parameters
+    ----------
+    radii : array (J,)
+        Box radius κ of each configuration.
+    anchors : array (J, d)
+        Anchor θ̃ of each configuration.
+    anchor_errors : array (J,)
+        Declared anchor accuracy η_j ≥ ‖θ̃_j − θ*‖ (the guarantee relies on it).
+    Other parameters as in :func:`qop_inexact`.
+
+    Returns
+    -------
+    InexactSweep
+
+    Examples
+    --------
+    >>> from dpexplore.erm import interpolation_data
+    >>> X, y, t = interpolation_data(60, 5, xi=5.0, rng=0)
+    >>> sw = qop_inexact_risk_sweep(X, y, radii=[10.0, 10.0], anchors=[t, t + 0.01], anchor_errors=[0.0, 0.03],
+    ...                             epsilon=1.0, delta=0.01, lam=1.0, trials=2, rng=0)
+    >>> bool(sw.output_sigma[0] < sw.output_sigma[1]), bool(sw.mean[0] < sw.mean[1])
+    (True, True)
+    """
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    X, y, eps, dl, lam, _, L, _, K = _common(X, y, epsilon, delta, lam, 1.0, smoothness, "deterministic", max_iter)
+    n, d = X.shape
+    radii = check_vector(radii, "radii")
+    if np.any(radii <= 0):
+        raise ValueError(f"radii must be > 0; got {radii.tolist()!r}")
+    A = np.asarray(anchors, dtype=float)
+    J = radii.shape[0]
+    if A.shape != (J, d) or not np.all(np.isfinite(A)):
+        raise ValueError(f"anchors must be a ({J}, {d}) array of finite numbers; got shape {A.shape}")
+    etas = check_vector(anchor_errors, "anchor_errors")
+    if etas.shape[0] != J or np.any(etas < 0):
+        raise ValueError(f"anchor_errors must be {J} numbers >= 0; got {etas.tolist()!r}")
+    T = check_int(trials, "trials", low=1)
+    project = check_bool(project, "project")
+    cal = _qop_inexact_setup(d, eps, dl, L, tau, etas, epsilon1_share, delta_shares, m, alpha1, rho, calibration)
+    s2, m_, sig = cal["sigma2"], cal["m"], cal["output_sigma"]
+    gen = as_generator(rng)
+    B = J * T  # run j*T + t belongs to configuration j
+    kap = np.repeat(radii, T)
+    anc = np.repeat(A, T, axis=0)
+    W = _wishart(d, m_, B, gen)  # step 1, one Wishart draw per run
+    lmax = np.linalg.eigvalsh(W)[:, -1]
+    res = davis_yin(X, y, lam=lam, radius=kap, quad=s2 * W, lin=-s2 * (W @ anc[:, :, None])[:, :, 0], max_iter=K,
+                    tol=1e-12)
+    theta_hat = res.theta
+    released = theta_hat + np.repeat(sig, T)[:, None] * gen.standard_normal((B, d))  # Gaussian output noise
+    if project:  # post-processing
+        released = np.clip(released, -kap[:, None], kap[:, None])
+    risks = empirical_risk(X, y, released).reshape(J, T)
+    solver_risks = empirical_risk(X, y, theta_hat).reshape(J, T)
+    mean, lower, upper = mean_confidence_band(risks, axis=1)
+    smean, slower, supper = mean_confidence_band(solver_risks, axis=1)
+    info = {"sigma2": s2, "m": m_, "alpha": cal["alpha"], "beta": cal["beta"], "tau": cal["tau"],
+            "split": cal["split"], "calibration": cal["calibration"], "projected": project,
+            "max_solver_residual": float(np.max(res.residual)), "iterations": res.iterations, "L": L}
+    return InexactSweep(risks=risks, solver_risks=solver_risks, mean=mean, lower=lower, upper=upper,
+                        solver_mean=smean, solver_lower=slower, solver_upper=supper, output_sigma=np.asarray(sig),
+                        weight_ratio=np.median((s2 * lmax / (n * L)).reshape(J, T), axis=1), info=info)

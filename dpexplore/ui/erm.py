@@ -17,6 +17,7 @@ from dpexplore.erm import (
     empirical_risk,
     interpolation_data,
     noisy_anchor,
+    qop_inexact_risk_sweep,
     qop_risk_sweep,
     qop_utility_bound_curve,
 )
@@ -37,6 +38,10 @@ ETA_GRID = np.logspace(-3, 1, 5)
 WEIGHT_GRID = np.logspace(-3, 3, 5)  # σ²λ_max(W)/(nL)
 NAMES = ("LOP", "clipped LOP", "QOP")
 MECH_COLORS = {"LOP": F.color_for(1), "clipped LOP": F.color_for(4), "QOP": F.color_for(0)}
+QOP_HAT = "QOP θ̂ (no output noise)"  # key of compare_mechanisms' not-private reference curve
+HAT_COLOR = F.color_for(3)
+QOP_PRIVATE = "QOP, private (qop_inexact)"  # legend name of the private QOP curves
+TAU = 1e-6  # declared solver accuracy τ of qop_inexact (Davis–Yin to tol 1e-12; residual shown in the note)
 _MEASURED = ("epsilon", "delta", "n", "d", "lam", "eta", "m_ratio", "clip", "alpha1", "smoothness", "iterations",
              "trials", "seed")
 
@@ -96,23 +101,30 @@ class QuadraticPerturbationDashboard(Dashboard):
     panels = [
         Panel("risk", "1. Empirical risk vs box radius κ", depends_on=_MEASURED + ("kappa",),
               caption="Measured risk ½·mean((Xθ − y)²) of each mechanism (mean and 95% band over the trials; log "
-                      "scales). Look for: LOP growing like κ² once its noise pins θ to the box corners; clipped LOP "
-                      "following it and then levelling off; QOP falling towards the <b>anchor's own risk</b> (grey) "
-                      "— QOP essentially returns the anchor when the quadratic is heavy. <b style='color:#a04000'>"
-                      "Caution:</b> the QOP curve uses the exact-solve calibration with an anchor error η &gt; 0, as "
-                      "the paper's experiment does; that guarantee assumes θ̃ = θ*, and the Audit section below "
-                      "refutes the claimed ε when η &gt; 0 ('QOP inexact anchor'). The inexact-solve variant "
-                      "(<code>qop_inexact</code>) pays for η with output noise."),
+                      "scales). <b>QOP here is <code>qop_inexact</code></b>, the paper's inexact-anchor version: the "
+                      "anchor has error η &gt; 0, which the exact-solve guarantee does not cover (the Audit section "
+                      "refutes exact-solve QOP with η &gt; 0), so QOP solves deterministically (τ = 10⁻⁶ declared) "
+                      "and adds Gaussian output noise σ̃ ∝ βη/α, with ε = ε1 + ε2 (0.8 / 0.2 of ε) and δ split in "
+                      "four; the declared η is ‖θ̃ − θ_true‖ (known here because we drew the anchor), and the release "
+                      "is projected onto the box (post-processing). The dashed-marker curve <b>θ̂ before the output "
+                      "noise</b> is what the paper's experiment plots: it is <b>not</b> (ε, δ)-DP when η &gt; 0. "
+                      "Look for: LOP growing like κ² once its noise pins θ to the box corners; clipped LOP following "
+                      "it and then levelling off; θ̂ falling to the <b>anchor's own risk</b> (grey) — with a heavy "
+                      "quadratic QOP returns about the anchor — and the private QOP paying for η with noise that "
+                      "pins it to the box corners too unless η is tiny."),
         Panel("bounds", "2. QOP's utility bound vs ε (reference constants)", depends_on=("alpha1",),
               caption="Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), each minimised over m "
                       "and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 (the paper's F1 setting). "
                       "Black crosses: the paper's table (reference α1). Neither bound depends on the box diameter."),
         Panel("advantage", "3. What QOP's advantage depends on (at the κ chosen above)", depends_on=_MEASURED
               + ("kappa",),
-              caption="Left: QOP's risk follows its anchor's error η — a bad anchor gives a bad answer. Right: the "
-                      "weight of the quadratic relative to the data (σ²λ<sub>max</sub>(W)/(nL)); the diamond is the "
-                      "private calibration. Weights below it are <b>not</b> (ε, δ)-DP: they only show what a lighter "
-                      "quadratic would do."),
+              caption="Left: the private QOP (<code>qop_inexact</code>, output noise for the declared η) and, "
+                      "for reference, its solver output θ̂ before the noise (not private when η &gt; 0, tracks the "
+                      "anchor's own risk): a bad anchor gives a bad answer, and paying for it honestly costs noise "
+                      "∝ η. Right: θ̂'s risk as the weight of the quadratic relative to the data "
+                      "(σ²λ<sub>max</sub>(W)/(nL)) varies (exact-solve calibration rescaled, no output noise): "
+                      "these points are <b>not</b> (ε, δ)-DP — they only show what a lighter quadratic would do; "
+                      "the diamond is the private QOP at its own weight."),
     ]
 
     # ------------------------------------------------------------------------------------------
@@ -139,13 +151,18 @@ class QuadraticPerturbationDashboard(Dashboard):
         X, y, t = self._data(p)
         return noisy_anchor(t, eta=eta, rng=p["seed"] + 1)
 
+    def _declared_eta(self, p, anchor) -> float:
+        """The anchor accuracy qop_inexact declares: ‖θ̃ − θ_true‖ (known here because we drew θ̃)."""
+        return float(np.linalg.norm(anchor - self._data(p)[2]))
+
     def _sweep(self, p):
         key = ("sweep",) + tuple(p[k] for k in _MEASURED)
 
         def run():
             X, y, t = self._data(p)
-            return compare_mechanisms(X, y, radii=RADII, anchor=self._anchor(p, p["eta"]), rng=p["seed"] + 2,
-                                      **self._kw(p))
+            a = self._anchor(p, p["eta"])
+            return compare_mechanisms(X, y, radii=RADII, anchor=a, rng=p["seed"] + 2, anchor_error=self._declared_eta(
+                p, a), tau=TAU, **self._kw(p))
 
         return self.memo(key, run)
 
@@ -165,8 +182,12 @@ class QuadraticPerturbationDashboard(Dashboard):
                             "box radius κ (log scale)", "empirical risk ½·mean((Xθ − y)²) (log scale)",
                             log_x=True, log_y=True, height=460)
         for name in NAMES:
-            F.add_measured(fig, c.radii, c.mean[name], c.lower[name], c.upper[name], name=name,
+            F.add_measured(fig, c.radii, c.mean[name], c.lower[name], c.upper[name],
+                           name=QOP_PRIVATE if name == "QOP" else name,
                            color=MECH_COLORS[name], trials=p["trials"])
+        F.add_measured(fig, c.radii, c.mean[QOP_HAT], c.lower[QOP_HAT], c.upper[QOP_HAT],
+                       name="QOP θ̂ before output noise — NOT private for η > 0", color=HAT_COLOR, trials=p["trials"])
+        fig.data[-1].line.dash = "dash"
         F.add_theory(fig, c.radii, c.nonprivate_risk, name="non-private constrained LASSO", kind="exact",
                      color=F.color_for(2), note="deterministic solver")
         F.add_theory(fig, c.radii, np.full(len(c.radii), c.anchor_risk), name="anchor θ̃'s own risk",
@@ -177,7 +198,9 @@ class QuadraticPerturbationDashboard(Dashboard):
                      color=MECH_COLORS["LOP"], note="LOP's limit when noise saturates the box")
         fig.add_vline(x=p["kappa"], line={"color": "#999", "dash": "dot", "width": 1})
         info = c.info
-        F.add_note(fig, f"QOP: σ² = {info['sigma2']:.3g}, σ²λ_max(W)/(nL) ≈ {info['qop_weight_ratio']:.3g}; "
+        F.add_note(fig, f"QOP (inexact): σ² = {info['sigma2']:.3g}, σ²λ_max(W)/(nL) ≈ {info['qop_weight_ratio']:.3g}, "
+                        f"declared η = {info['anchor_error']:.3g}, τ = {info['tau']:g} (solver residual ≤ "
+                        f"{info['max_solver_residual']:.1g}), output noise σ̃ = {info['output_sigma']:.3g}; "
                         f"LOP: Δ = 2L/ε = {info['Delta']:.3g}, L = {info['L']:.3g}")
         return fig
 
@@ -213,19 +236,27 @@ class QuadraticPerturbationDashboard(Dashboard):
         def run():
             kw = self._kw(p)
             a = self._anchor(p, p["eta"])
-            base = compare_mechanisms(X, y, radii=[kappa], anchor=a, rng=p["seed"] + 3, nonprivate=False, **kw)
+            base = compare_mechanisms(X, y, radii=[kappa], anchor=a, rng=p["seed"] + 3, nonprivate=False,
+                                      anchor_error=self._declared_eta(p, a), tau=TAU, **kw)
             ratio0 = base.info["qop_weight_ratio"]
             anchors = [self._anchor(p, eta) for eta in ETA_GRID]
             anchor_risk = np.array([empirical_risk(X, y, b) for b in anchors])
             kw.pop("clip")
-            # one batched solve: the η grid at the private weight, then the weight grid at the chosen η
-            mean, lo, hi, _ = qop_risk_sweep(
-                X, y, radius=kappa, anchors=anchors + [a] * len(WEIGHT_GRID),
-                weight_scales=np.concatenate([np.ones(len(ETA_GRID)), WEIGHT_GRID / ratio0]), rng=p["seed"] + 4, **kw)
-            rows = np.stack([mean, lo, hi], axis=1)
-            return rows[: len(ETA_GRID)], anchor_risk, base, rows[len(ETA_GRID):]
+            kw.pop("iterations")
+            # left: the private QOP (qop_inexact) on the η grid, one batched deterministic solve
+            sw = qop_inexact_risk_sweep(X, y, radii=np.full(len(ETA_GRID), kappa), anchors=anchors,
+                                        anchor_errors=[self._declared_eta(p, b) for b in anchors], tau=TAU,
+                                        rng=p["seed"] + 4, **kw)
+            eta_rows = np.stack([sw.mean, sw.lower, sw.upper], axis=1)
+            hat_rows = np.stack([sw.solver_mean, sw.solver_lower, sw.solver_upper], axis=1)
+            # right: θ̂ of the exact-solve calibration at rescaled weights (not private), one batched StoTOS solve
+            # (scaled from the inexact calibration's ratio; the x positions are the measured ratios)
+            mean, lo, hi, ratios = qop_risk_sweep(X, y, radius=kappa, anchors=[a] * len(WEIGHT_GRID),
+                                                  weight_scales=WEIGHT_GRID / ratio0, rng=p["seed"] + 5,
+                                                  iterations=p["iterations"], **kw)
+            return eta_rows, hat_rows, anchor_risk, base, np.stack([mean, lo, hi], axis=1), ratios
 
-        eta_rows, anchor_risk, base, w_rows = self.memo(key, run)
+        eta_rows, hat_rows, anchor_risk, base, w_rows, w_ratios = self.memo(key, run)
         fig = make_subplots(rows=1, cols=2, subplot_titles=(f"risk vs anchor error η (κ = {kappa:.3g})",
                                                             "risk vs weight of the quadratic"))
         fig.update_layout(template="plotly_white", height=440, margin={"l": 60, "r": 20, "t": 60, "b": 40},
@@ -237,21 +268,27 @@ class QuadraticPerturbationDashboard(Dashboard):
         fig.update_xaxes(type="log", title_text="σ²λ_max(W)/(nL) (log scale)", row=1, col=2)
         q = MECH_COLORS["QOP"]
         ratio0 = base.info["qop_weight_ratio"]
-        F.add_measured(fig, ETA_GRID, eta_rows[:, 0], eta_rows[:, 1], eta_rows[:, 2], name="QOP", color=q,
+        F.add_measured(fig, ETA_GRID, eta_rows[:, 0], eta_rows[:, 1], eta_rows[:, 2], name=QOP_PRIVATE, color=q,
                        trials=p["trials"], row=1, col=1)
+        F.add_measured(fig, ETA_GRID, hat_rows[:, 0], hat_rows[:, 1], hat_rows[:, 2],
+                       name="QOP θ̂ before output noise — NOT private for η > 0", color=HAT_COLOR, trials=p["trials"],
+                       row=1, col=1)
+        fig.data[-1].line.dash = "dash"
         F.add_theory(fig, ETA_GRID, anchor_risk, name="anchor's own risk", kind="exact", color="#777777", row=1,
                      col=1)
-        w_span = [WEIGHT_GRID[0], max(WEIGHT_GRID[-1], ratio0)]
+        w_span = [min(WEIGHT_GRID[0], float(np.min(w_ratios))), max(WEIGHT_GRID[-1], ratio0, float(np.max(w_ratios)))]
         for name in ("LOP", "clipped LOP"):
             for col, xs in ((1, [ETA_GRID[0], ETA_GRID[-1]]), (2, w_span)):
                 fig.add_trace(go.Scatter(x=xs, y=[base.mean[name][0]] * 2, mode="lines",
                                          name=f"{name} at this κ (measured mean, for reference)",
                                          line={"color": MECH_COLORS[name], "width": 1.5}, showlegend=col == 1),
                               row=1, col=col)
-        F.add_measured(fig, WEIGHT_GRID, w_rows[:, 0], w_rows[:, 1], w_rows[:, 2], name="QOP, rescaled weight",
-                       color=F.color_for(3), trials=p["trials"], row=1, col=2)
+        F.add_measured(fig, w_ratios, w_rows[:, 0], w_rows[:, 1], w_rows[:, 2],
+                       name="QOP θ̂ at a rescaled weight, no output noise — NOT private", color=HAT_COLOR,
+                       trials=p["trials"], row=1, col=2)
+        fig.data[-1].line.dash = "dash"
         fig.add_trace(go.Scatter(x=[ratio0], y=[base.mean["QOP"][0]], mode="markers",
-                                 name=f"QOP at its private weight ({ratio0:.2g})",
+                                 name=f"private QOP (qop_inexact) at its weight ({ratio0:.2g})",
                                  marker={"symbol": "diamond", "size": 11, "color": q}), row=1, col=2)
         F.add_theory(fig, w_span, [base.anchor_risk] * 2, name="anchor's own risk", kind="exact", color="#777777",
                      row=1, col=2, showlegend=False)
@@ -263,12 +300,17 @@ class QuadraticPerturbationDashboard(Dashboard):
         "The audit runs the package's own calibration and (deterministic, batched) solver on a tiny d = 1 "
         "problem, on the hardest pair of neighbouring data sets we know (replace one example). "
         "<b>LOP / clipped LOP</b>: the changed example has gradient ≈ ±ζ on the whole box, so the linear term "
-        "moves by 2ζ; score θ. <b>QOP</b>: exact anchor θ̃ = θ*, the changed example changes the curvature by "
-        "L; score θ. <b>QOP inexact anchor</b>: the exact-solve QOP with anchor error η (slider above) and "
-        "all other examples zero: the output is θ̃ exactly on one data set and not on the other. "
-        "Claimed ε: the slider “claimed ε under audit”, δ from the δ slider. The broken variants halve LOP's "
-        "noise σ_b or QOP's weight σ². Expect: the broken LOP refuted at ε ≳ 1.5; QOP's worst pair is so far "
-        "inside its claim that even the broken QOP cannot be caught (compare its exact ε with the claim).")
+        "moves by 2ζ; score θ. <b>QOP</b>: exact anchor θ̃ = θ*, m = 2, the changed example adds curvature L, "
+        "which shifts W ~ χ²₂ by c = L/σ²: the smallest outputs (W &lt; c) can only come from one of the two "
+        "data sets, so the pair is not private at all once that region's mass 1 − e<sup>−c/2</sup> exceeds δ; "
+        "the test flags exactly that region. <b>QOP inexact anchor</b>: the exact-solve QOP with anchor error "
+        "η (slider above) and all other examples zero: the output is θ̃ exactly on one data set and not on the "
+        "other. Claimed ε: the slider “claimed ε under audit”, δ from the δ slider. The broken variants: LOP "
+        "with its noise σ_b halved; QOP with σ = √σ² used where the variance σ² belongs (a weight ≈ 30 times "
+        "too small). Expect both caught at the defaults (claimed ε = 2, δ = 0.01); the broken LOP only at "
+        "ε ≳ 1.5, the broken QOP only where its exclusive mass clears δ (ε ≳ 1.5 at δ = 0.01). A factor-2 "
+        "error in QOP's σ² would <i>not</i> be caught: its calibration has that much slack on every pair we "
+        "know.")
     audit_runs = (100_000, 400_000)
 
     def audit_report(self, p: Mapping[str, Any], *, broken: bool, runs: int, rng: int, progress) -> AuditReport:
@@ -287,16 +329,19 @@ class QuadraticPerturbationDashboard(Dashboard):
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
         return (
             "import numpy as np\n"
-            "from dpexplore.erm import interpolation_data, noisy_anchor, compare_mechanisms, qop, lop, lop_clipped\n"
+            "from dpexplore.erm import interpolation_data, noisy_anchor, compare_mechanisms, qop_inexact, lop, "
+            "lop_clipped\n"
             f"X, y, theta_true = interpolation_data({p['n']}, {p['d']}, xi={XI}, rng={p['seed']})\n"
             f"anchor = noisy_anchor(theta_true, eta={p['eta']!r}, rng={p['seed'] + 1})\n"
-            f"# panel 1 (κ grid {np.round(RADII, 4).tolist()}):\n"
-            f"res = compare_mechanisms(X, y, radii=np.logspace(-2, 3, 7), anchor=anchor, rng={p['seed'] + 2}, {args})\n"
+            "eta = float(np.linalg.norm(anchor - theta_true))  # the declared anchor accuracy ‖θ̃ − θ*‖\n"
+            f"# panel 1 (κ grid {np.round(RADII, 4).tolist()}); QOP is qop_inexact (output noise for η):\n"
+            f"res = compare_mechanisms(X, y, radii=np.logspace(-2, 3, 7), anchor=anchor, rng={p['seed'] + 2}, "
+            f"anchor_error=eta, tau={TAU!r}, {args})\n"
             "print(res.mean)\n"
             "# one release of each mechanism at the κ of panel 3:\n"
-            f"q = qop(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, radius={p['kappa']!r}, "
-            f"anchor=anchor, m={kw['m']}, alpha1={p['alpha1']!r}, smoothness={kw['smoothness']!r}, "
-            f"iterations={p['iterations']}, rng={p['seed']})\n"
+            f"q = qop_inexact(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, "
+            f"radius={p['kappa']!r}, anchor=anchor, tau={TAU!r}, eta=eta, m={kw['m']}, alpha1={p['alpha1']!r}, "
+            f"smoothness={kw['smoothness']!r}, project=True, rng={p['seed']})\n"
             f"l = lop(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, radius={p['kappa']!r}, "
             f"smoothness={kw['smoothness']!r}, iterations={p['iterations']}, rng={p['seed']})\n"
             f"c = lop_clipped(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, "

@@ -1,9 +1,10 @@
 """Audits of the private ERM mechanisms (dpexplore.erm.audit): claims hold, broken variants are caught.
 
 Correct mechanisms: the exact ε of the worst pair and the statistical lower bound ε̂ (confidence 0.99,
-several seeds) stay below the claim, and ε̂ below the pair's exact ε. Broken LOP: caught at the default
-run count of the dashboard (100 000 runs per input). Broken QOP: *not* catchable on the worst pair we
-know — its exact ε is far below the claim — which the tests state as a measured fact.
+several seeds) stay below the claim, and ε̂ below the pair's exact ε. Broken LOP and the broken QOP of
+the dashboard (σ used for σ²): caught at the default run count of the dashboard (100 000 runs per
+input). The two other QOP bugs (σ² halved, α at 10·δ3) are *not* catchable on the worst pair we know —
+their exact ε there is below the claim — which the tests state as a measured fact.
 """
 
 import math
@@ -96,18 +97,62 @@ def test_qop_statistical_audit_stays_below_claim(seed):
     assert not a.violation and a.epsilon_lower <= a.claimed_epsilon
 
 
-@pytest.mark.parametrize("bug", A.QOP_BUGS)
-def test_broken_qop_cannot_be_caught_on_the_worst_pair(bug):
-    """Honest limitation: the broken QOP's exact ε on this pair is still far below the claim."""
-    a = A.audit_qop(epsilon=2.0, delta=0.01, broken=bug, runs=DEFAULT_RUNS, rng=3)
-    s2_good = qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2)
-    assert a.details["sigma2"] < s2_good  # it *is* broken (less noise than the proof needs) ...
-    assert a.exact_epsilon < 0.1 * a.claimed_epsilon  # ... but no audit can refute its claim on this pair
-    assert not a.violation
-    # across m as well, the halved weight stays within the claim on this pair
+def test_a_factor_two_qop_bug_would_hide_in_the_calibrations_slack():
+    """Why σ² halved is not shipped as a broken variant: on the worst pair it is still within the claim."""
     for m in (2, 4, 8):
-        s2 = A.broken_qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=m, bug=bug)
-        assert A.qop_pair_exact_epsilon(1.0 / s2, m, 0.01) < 2.0
+        s2_half = qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=m) / 2
+        assert A.qop_pair_exact_epsilon(1.0 / s2_half, m, 0.01) < 2.0
+
+
+def test_the_dashboards_broken_qop_is_sigma_used_for_sigma2():
+    assert A.QOP_BUGS[0] == "sigma_for_sigma2"
+    good = qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2)
+    assert A.broken_qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2) == pytest.approx(math.sqrt(good))
+    a = A.audit_qop(epsilon=2.0, delta=0.01, broken=True, runs=200, rng=0)
+    assert a.mechanism.startswith("BROKEN (σ used for σ²)") and a.details["sigma2"] == pytest.approx(math.sqrt(good))
+
+
+def test_broken_qop_true_epsilon_on_the_worst_pair():
+    """The σ-for-σ² bug's exact ε on the m = 2 pair: ∞ exactly when the D0-only mass 1 − e^{−c/2} exceeds δ."""
+    for eps, delta in ((2.0, 0.01), (1.0, 0.01), (0.5, 0.01), (2.0, 0.05), (4.0, 1e-3)):
+        c = 1.0 / A.broken_qop_sigma2(eps, delta / 2, delta / 2, L=1.0, d=1, m=2)
+        mass = -math.expm1(-c / 2)
+        expected = math.inf if mass > delta else 0.0
+        assert A.qop_pair_exact_epsilon(c, 2, delta) == expected
+    # at the dashboard's defaults (claimed ε = 2, δ = 0.01) the pair is not DP at all
+    c = 1.0 / A.broken_qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2)
+    assert -math.expm1(-c / 2) > 0.015 and math.isinf(A.qop_pair_exact_epsilon(c, 2, 0.01))
+    # the correct calibration keeps that mass below δ (exact ε 0 at δ = 0.01)
+    c_good = 1.0 / qop_sigma2(2.0, 0.005, 0.005, L=1.0, d=1, m=2)
+    assert -math.expm1(-c_good / 2) < 0.001 and A.qop_pair_exact_epsilon(c_good, 2, 0.01) == 0.0
+
+
+@pytest.mark.parametrize("seed", [7, 0, 1, 2])
+def test_broken_qop_is_caught_at_the_default_run_count(seed):
+    a = A.audit_qop(epsilon=2.0, delta=0.01, broken=True, runs=DEFAULT_RUNS, rng=seed)
+    st = a.statistical
+    assert math.isinf(a.exact_epsilon) and a.violation and st.violation and a.epsilon_lower > a.claimed_epsilon
+    # the test is the likelihood-ratio test: it flags D0's exclusive region and never misses on D1
+    assert st.false_negative_rate == 0
+    p = a.details["exclusive_mass"]
+    half = DEFAULT_RUNS // 2
+    assert abs((1 - st.false_positive_rate) - p) < 5 * math.sqrt(p * (1 - p) / half)  # z = 5
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_correct_qop_is_not_refuted_at_the_default_run_count(seed):
+    a = A.audit_qop(epsilon=2.0, delta=0.01, runs=DEFAULT_RUNS, rng=seed)
+    assert a.exact_epsilon == 0.0 and not a.violation and a.epsilon_lower <= a.claimed_epsilon
+    p = a.details["exclusive_mass"]  # the same D0-only region exists, with mass below δ
+    half = DEFAULT_RUNS // 2
+    assert abs((1 - a.statistical.false_positive_rate) - p) < 5 * math.sqrt(p * (1 - p) / half) + 1 / half
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_broken_qop_within_its_claim_on_the_pair_is_not_refuted(seed):
+    """Validity of the lower bound: at ε = 0.5, δ = 0.01 the bug's D0-only mass (0.79%) is below δ, exact ε = 0."""
+    a = A.audit_qop(epsilon=0.5, delta=0.01, broken=True, runs=DEFAULT_RUNS, rng=seed)
+    assert a.exact_epsilon == 0.0 and a.details["exclusive_mass"] < 0.01 and not a.violation
 
 
 def test_qop_with_an_inexact_anchor_is_refuted():

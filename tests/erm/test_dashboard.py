@@ -39,8 +39,27 @@ def test_reproduce_snippet_gives_the_plotted_numbers(board):
     p = board.params()
     ns = {}
     exec(board.reproduce(p).replace("print(res.mean)", ""), ns)
-    plotted = ys(board.figures["risk"], "QOP (measured")[0]
+    plotted = ys(board.figures["risk"], "QOP, private (qop_inexact) (measured")[0]
     assert np.allclose(ns["res"].mean["QOP"], plotted)
+    reference = ys(board.figures["risk"], "QOP θ̂ before output noise — NOT private for η > 0 (measured")[0]
+    assert np.allclose(ns["res"].mean["QOP θ̂ (no output noise)"], reference)
+    assert ns["q"].mechanism == "QOP (inexact + output noise)" and ns["res"].info["qop_variant"] == "inexact"
+
+
+def test_risk_panels_plot_the_inexact_anchor_qop_and_say_so(board):
+    """η > 0: QOP's curves come from qop_inexact (output noise for η); θ̂ before the noise is labelled not private."""
+    assert board.params()["eta"] > 0
+    names = [t.name or "" for t in board.figures["risk"].data]
+    assert any(n.startswith("QOP, private (qop_inexact)") for n in names)
+    assert any("NOT private" in n for n in names)
+    assert not any(n.startswith("QOP (measured") for n in names)
+    cap = next(p.caption for p in board.panels if p.name == "risk")
+    assert "qop_inexact" in cap and "not</b> (ε, δ)-DP" in cap
+    adv = [t.name or "" for t in board.figures["advantage"].data]
+    assert any(n.startswith("QOP, private (qop_inexact)") for n in adv) and any("NOT private" in n for n in adv)
+    # the private release pays for η: its risk is at least the noiseless solver output's at every κ
+    c = board._sweep(board.params())
+    assert c.info["output_sigma"] > 0 and np.all(c.mean["QOP"] >= c.mean["QOP θ̂ (no output noise)"])
 
 
 def test_bad_url_values_are_reported_not_fatal():
@@ -65,3 +84,16 @@ def test_audit_panel_reports_claims_and_catches_the_inexact_anchor(board):
     board.audit_panel.start(wait=True)
     bad = board.audit_panel.report
     assert bad.mechanism.startswith("BROKEN") and bad.exact_epsilon > bad.claimed_epsilon and bad.violation
+
+
+def test_broken_qop_toggle_is_caught_at_the_defaults():
+    """The dashboard's broken QOP (σ used for σ²) is refuted at the default claim, δ and run count."""
+    b = QuadraticPerturbationDashboard(query_string=SMALL + "&audit=QOP")
+    assert b.params()["audit_epsilon"] == 2.0 and b.params()["delta"] == 0.01
+    assert b.audit_panel.runs.value == b.audit_runs[0] == 100_000
+    b.audit_panel.broken.value = True
+    b.audit_panel.start(wait=True)
+    bad = b.audit_panel.report
+    assert bad.mechanism.startswith("BROKEN (σ used for σ²)") and bad.violation
+    assert bad.epsilon_lower > bad.claimed_epsilon and bad.exact_epsilon == float("inf")
+    assert "Claim refuted" in b.audit_panel.result.value

@@ -151,3 +151,22 @@ def test_f2_comparison_shape():
     assert 200 < clip_[4] < 2000
     assert np.all(qop_[2:] < 2 * c.anchor_risk) and np.all(qop_[2:] > 0.5 * c.anchor_risk)  # QOP ≈ anchor
     print("F2 means", {k: np.round(v, 3).tolist() for k, v in c.mean.items()}, "anchor", round(c.anchor_risk, 4))
+
+
+def test_inexact_sweep_uses_qop_inexacts_calibration_and_projects():
+    from dpexplore.erm import qop_inexact_risk_sweep
+
+    X, y, t = interpolation_data(40, 4, xi=5.0, rng=0)
+    a = t + 0.05
+    eta = float(np.linalg.norm(a - t))
+    sw = qop_inexact_risk_sweep(X, y, radii=[2.0, 2.0], anchors=[a, t], anchor_errors=[eta, 0.0], epsilon=1.0,
+                                delta=0.01, lam=1.0, tau=1e-6, trials=4, rng=0, smoothness=25.0)
+    one = qop_inexact(X, y, epsilon=1.0, delta=0.01, lam=1.0, radius=2.0, anchor=a, tau=1e-6, eta=eta, rng=0,
+                      smoothness=25.0, project=True)
+    assert sw.output_sigma[0] == pytest.approx(one.diagnostics["output_sigma"])
+    assert sw.info["sigma2"] == pytest.approx(one.diagnostics["sigma2"])
+    assert np.all(np.abs(one.theta) <= 2.0) and sw.output_sigma[1] < sw.output_sigma[0]
+    assert np.all(sw.mean >= 0) and sw.info["max_solver_residual"] < 1e-8
+    with pytest.raises(ValueError, match="weight_scale"):
+        compare_mechanisms(X, y, radii=[1.0], epsilon=1.0, delta=0.01, lam=1.0, anchor=a, clip=10.0, trials=1,
+                           rng=0, anchor_error=eta, weight_scale=0.5)
