@@ -23,8 +23,19 @@ that step's own claim, which is legitimate and much sharper:
   post-processing) on the pair whose row is an axis vector (the worst case, see
   :func:`worst_case_row_analyze_gauss`).
 
-The audits do not cover the composition over T steps (that is arithmetic, tested in
-``tests/pca/test_mechanisms.py``) nor the loop glue between steps.
+* :func:`audit_composition` audits whole runs black-box (the released x_T only) against the run's total
+  claim. Measured: it has almost no power — x_T forgets all but the last few steps — and does not catch
+  the σ-halved variant at the dashboard defaults (numbers in its docstring). The composition over T steps
+  is therefore checked as arithmetic (``tests/pca/test_mechanisms.py``), not by an audit; the loop glue
+  between steps is covered only by that weak end-to-end audit.
+
+**Resolution of the statistical audits.** With m = runs/2 evaluation runs per input, a threshold test
+can never show ε̂ above about ln(m/3.7) (the Clopper–Pearson bound on a zero count): 10.2 at the dashboard's
+200,000 runs, 11.8 at 10⁶. At the dashboard defaults (ε = 10, δ = 1e-3 for the audit) the per-step claims
+are 1.30 (adaptive) and 1.54 (worst case), well inside that range, and ε̂ reaches 0.86–0.88 of them (broken
+variants: 2.1–2.2× the claim); Analyze Gauss's single release claims 7.58 and ε̂ reaches 0.66 of it (broken:
+1.19×). At ε = 100 the claims (11.8, 14.3, 87.6) are above the ceiling: ε̂ saturates near 10 and only the
+exact ε refutes the broken variants.
 
 **Worst-case neighbours** (add/remove; replace as an option): for a power step with threshold θ and
 iterate x, a row's contribution a aᵀx has norm ‖a‖·|⟨a, x⟩| ≤ θ if it is kept; the row
@@ -33,7 +44,9 @@ sensitivity bound is attained, so no pair is harder for this step). Under replac
 r(c·x ± s·w) (w ⊥ x, c small, score exactly θ) push by θ(c x ± s w): the difference 2θs ≈ 2θ.
 
 **Broken variants** (``broken_*``, teaching only, never a default): the same code with the Gaussian
-noise standard deviation halved, while the result still reports the correct mechanism's ε.
+noise standard deviation halved, while the result still reports the correct mechanism's ε; and
+:func:`broken_choose_threshold` / :func:`broken_svt_adaptive_power_iteration`, whose SVT adds no noise to
+the counts (Lyu, Su & Li 2017, Alg. 5: true ε = ∞, caught exactly by :func:`audit_threshold_choice`).
 """
 
 from __future__ import annotations
@@ -44,10 +57,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import linalg, stats
 
 from dpexplore.core.audit import ExactAudit, StatisticalAudit, epsilon_lower_bound, exact_audit
 from dpexplore.core.gaussian import gdp_epsilon, zcdp_to_dp
+from dpexplore.core.privacy_curves import hockey_stick
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import (
     check_choice,
@@ -63,17 +77,20 @@ from .data import _check_data, top_singular
 from .mechanisms import (
     _NEIGHBOURS,
     PCAResult,
+    ThresholdChoice,
     _adaptive_run,
     _check_grid,
     _gauss_run,
     _worst_run,
     adaptive_calibration,
+    adaptive_power_iteration,
     analyze_gauss_calibration,
     choose_threshold,
     clip_rows,
     default_iterations,
     default_m0,
     filtered_update,
+    noisy_power_iteration,
     row_scores,
     threshold_grid,
     worst_case_calibration,
@@ -85,12 +102,17 @@ __all__ = [
     "worst_case_pair_power_step",
     "worst_case_row_analyze_gauss",
     "broken_adaptive_power_iteration",
+    "broken_svt_adaptive_power_iteration",
     "broken_noisy_power_iteration",
     "broken_analyze_gauss",
     "audit_power_step",
     "audit_analyze_gauss",
+    "audit_composition",
     "threshold_choice_law",
     "audit_threshold_choice",
+    "broken_choose_threshold",
+    "SVT_VARIANTS",
+    "ThresholdChoiceAudit",
 ]
 
 _REPLACE_COS = 0.05  # c in the replace pair r(c x ± s w): small, so the difference 2θ√(1 − c²) is ≈ 2θ
@@ -277,6 +299,40 @@ def broken_adaptive_power_iteration(
     """
     return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=0.5,
                          method="BROKEN adaptive (noise halved)")
+
+
+def broken_svt_adaptive_power_iteration(
+    A: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    rng: RNGLike = None,
+    grid: np.ndarray | None = None,
+    m0: int | None = None,
+    svt_share: float = 0.25,
+    neighbours: str = "add-remove",
+    v1: np.ndarray | None = None,
+) -> PCAResult:
+    """BROKEN on purpose: Algorithm 1 whose threshold choice adds no noise to the counts.
+
+    Step 2b runs :func:`broken_choose_threshold` (Lyu, Su & Li 2017, Alg. 5: ν_j = 0); the Gaussian steps,
+    the filter and the accounting are the correct code, and the result *claims* the correct ε. True
+    privacy: **ε = ∞** — each threshold choice is not ε-DP for any ε (a stop at a grid value with no row in
+    its cell is impossible, and one added row makes it possible; see :func:`audit_threshold_choice`), so
+    the run is only (ε', δ')-DP with δ' at least that stop's probability (≈ 1.4e-3 per step at the
+    dashboard defaults), far above the claimed δ. Teaching audits only.
+
+    Examples
+    --------
+    >>> from dpexplore.pca import adaptive_power_iteration, make_matrix
+    >>> A = make_matrix(100, 10, eigengap=0.8, rng=0).A
+    >>> bad = broken_svt_adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
+    >>> bad.method, bad.epsilon == adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0).epsilon
+    ('BROKEN adaptive (SVT without query noise)', True)
+    """
+    return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=1.0,
+                         method="BROKEN adaptive (SVT without query noise)", chooser=broken_choose_threshold)
 
 
 def broken_noisy_power_iteration(
@@ -612,10 +668,161 @@ def audit_analyze_gauss(
                     statistical=stat, broken=broken)
 
 
+def audit_composition(
+    A: np.ndarray,
+    *,
+    method: str = "adaptive",
+    epsilon: float,
+    delta: float,
+    iterations: int | None = None,
+    clip_norm: float = 1.0,
+    broken: bool = False,
+    runs: int = 2_000,
+    audit_delta: float = 1e-3,
+    confidence: float = 0.95,
+    rng: RNGLike = None,
+    progress: Callable[[int, int], bool | None] | None = None,
+    chunk: int = 100,
+) -> PCAAudit:
+    """Black-box audit of the **whole T-step run**: the released x_T only, against the run's total claim.
+
+    Runs the mechanism itself (:func:`~.mechanisms.adaptive_power_iteration` /
+    :func:`~.mechanisms.noisy_power_iteration`, or its ``broken_*`` variant with σ halved) ``runs`` times
+    on A and on A plus the row a = √θ·(v1 + v2)/√2 (v1, v2 the top two right singular vectors of A; θ the
+    most likely SVT threshold at x = v1 for the adaptive method, clip_norm² for the worst case). Its
+    score ‖a‖·|⟨a, x⟩| ≤ θ at *every* iterate x (Cauchy–Schwarz), so it is kept whenever θ_t ≥ θ, and at
+    x ≈ v1 it pushes the step by θ/2 along v2 — the direction the normalised iterate forgets most slowly.
+    The test score is ⟨x_T, v2⟩·sign⟨x_T, v1⟩ (the sign of x_T is arbitrary). The claim is the run's
+    accountant, ``zcdp_to_dp(ρ, audit_delta)`` (``claimed_epsilon``; ``accountant_epsilon`` is the same);
+    ``exact_epsilon`` is NaN (the law of x_T is not computable).
+
+    **Power (measured; this is why the other audits audit one step).** x_T keeps only the last few steps'
+    noise: a push along v2 decays by r = σ2²/σ1² per step, so the x_T-only test sees at most about
+    μ_step·½·√((1 + r)/(1 − r)) of the run's √T·μ_step (plus the SVT). At the dashboard defaults (n =
+    1000, d = 200, κ = 0.8, Υ = 10^-1.5, ε = 10, T = 10, audit δ = 1e-3, claim 8.10) with 2,000 runs per
+    input (40–130 s per audit on a loaded 2-core machine): adaptive ε̂ = 0.13 (correct) and 0.56 (σ halved);
+    worst case ε̂ = 0.00 (correct) and 0.73 (σ halved). The broken variants' per-step ε is 2.3× their
+    claim, yet the composed audit **cannot** catch them; the per-step audit (:func:`audit_power_step`,
+    200,000 runs, 1.5 s) does (adaptive ε̂ = 2.80 > 1.30, worst case ε̂ = 3.23 > 1.54).
+
+    Examples
+    --------
+    >>> from dpexplore.pca import make_matrix
+    >>> A = make_matrix(100, 8, eigengap=0.8, rng=0).A
+    >>> res = audit_composition(A, epsilon=5.0, delta=1e-5, iterations=4, runs=40, rng=0)
+    >>> res.epsilon_lower <= res.claimed_epsilon, math.isnan(res.exact_epsilon)
+    (True, True)
+    """
+    t0 = time.perf_counter()
+    method = check_choice(method, "method", ("adaptive", "worst-case"))
+    A = _check_data(A, "A")
+    n, d = A.shape
+    if d < 2:
+        raise ValueError(f"A must have at least 2 columns (the pair pushes along v2); got shape {A.shape}")
+    t_total = default_iterations(d) if iterations is None else check_int(iterations, "iterations", low=1,
+                                                                          high=10_000)
+    runs, audit_delta, conf, chunk = _check_audit_args(runs, audit_delta, confidence, chunk, progress)
+    broken = bool(broken)
+    gen = as_generator(rng)
+    _, V = linalg.eigh(A.T @ A, subset_by_index=[d - 2, d - 1])
+    v1, v2 = V[:, 1], V[:, 0]
+    if method == "adaptive":
+        budget, _ = adaptive_calibration(epsilon, delta, t_total)
+        eps_svt = budget["epsilon_svt_step"]
+        m0 = default_m0(eps_svt) if 8.0 / eps_svt < 2**53 else 2**53
+        grid = threshold_grid()
+        counts = n - np.searchsorted(np.sort(row_scores(A, v1)), grid, side="right")
+        law = threshold_choice_law(counts, m0, eps_svt)
+        theta = float(grid[min(int(np.argmax(law)), grid.size - 1)])
+        name = "adaptive power iteration (Alg. 1)"
+    else:
+        budget, _ = worst_case_calibration(epsilon, delta, t_total, clip_norm)
+        theta = float(clip_norm) ** 2
+        name = "worst-case noisy power iteration"
+    row = math.sqrt(theta * _SAFE) * (v1 + v2) / math.sqrt(2.0)
+    A1 = np.vstack([A, row])
+    if method == "adaptive":
+        mech = broken_adaptive_power_iteration if broken else adaptive_power_iteration
+        kw = {}
+    else:
+        mech = broken_noisy_power_iteration if broken else noisy_power_iteration
+        kw = {"clip_norm": clip_norm}
+    claimed = zcdp_to_dp(budget["rho"], audit_delta)
+
+    def score(x: np.ndarray) -> float:
+        return float(x @ v2) * (1.0 if x @ v1 >= 0 else -1.0)
+
+    g0, g1 = gen.spawn(2)
+    s0, s1 = np.empty(runs), np.empty(runs)
+    done = 0
+    while done < runs:
+        stop = min(runs, done + chunk)
+        for i in range(done, stop):  # the mechanism itself, one full run per sample
+            s0[i] = score(mech(A, epsilon=epsilon, delta=delta, iterations=t_total, rng=g0, **kw).vector)
+            s1[i] = score(mech(A1, epsilon=epsilon, delta=delta, iterations=t_total, rng=g1, **kw).vector)
+        done = stop
+        if progress is not None and progress(done, runs) is False:
+            stat = _cancelled(conf, runs, claimed, t0)
+            break
+    else:
+        stat = _audit_scores(s0, s1, audit_delta, conf, claimed, t0)
+    return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + name,
+                    scope=f"the whole run of T = {t_total} steps, released x_T only (black box)",
+                    neighbours=f"A and A plus the row √θ·(v1 + v2)/√2, θ = {theta:.3g} (score ≤ θ at every iterate; "
+                               "pushes x_t towards v2)",
+                    claimed_epsilon=claimed, accountant_epsilon=claimed, exact_epsilon=math.nan, delta=audit_delta,
+                    statistical=stat, broken=broken)
+
+
 # ---------------------------------------------------------------------------------------------
 # exact audit of the SVT threshold choice
 # ---------------------------------------------------------------------------------------------
-def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float = 1e-2) -> np.ndarray:
+# Noise scales of the SVT variants, in units of 1/ε: (threshold noise ρ, query noise ν). "correct" is
+# AboveThreshold as :func:`~.mechanisms.choose_threshold` runs it (Dwork & Roth, Alg. 1 of §3.6; Lyu, Su & Li
+# 2017, Alg. 1 with c = 1): ρ ~ Lap(2/ε), ν_j ~ Lap(4/ε). The others are SVT mistakes catalogued by Lyu, Su & Li.
+_SVT_VARIANTS = {
+    "correct": (2.0, 4.0),
+    "no-query-noise": (2.0, 0.0),  # Lyu et al. Alg. 5 (Stoddard et al. 2014): ν_j = 0. Not ε-DP for any ε.
+    "query-noise-halved": (2.0, 2.0),  # the factor 2 of ν = Lap(2cΔ/ε₂) dropped (as in Lyu et al. Alg. 3/4/6)
+}
+SVT_VARIANTS = tuple(_SVT_VARIANTS)
+
+
+def broken_choose_threshold(scores, grid, m0: int, epsilon: float, *, rng: RNGLike = None):
+    """BROKEN on purpose: :func:`~.mechanisms.choose_threshold` with **no noise on the counts**.
+
+    The SVT mistake of Stoddard et al. (2014), Algorithm 5 in Lyu, Su & Li (2017): the threshold is
+    noised (ρ ~ Lap(2/ε), as in the correct code) but the queries q_j = #{i : s_i > θ^(j)} are compared
+    with it as they are (ν_j = 0). It is tempting exactly in Algorithm 1's use — the counts are integers
+    that one row moves by at most 1, and "the threshold is already noisy". It stops at the first j with
+    q_j ≤ m0 + ½ − ρ, so it can **never** stop at a grid value whose cell (θ^(j−1), θ^(j)] holds no row
+    (q_j = q_{j−1}), while one row added in that cell makes the stop possible: **true ε = ∞** (it is
+    (ε, δ)-DP only with δ ≥ P(stop there), 1.4e-3 per step at the dashboard defaults — see
+    :func:`audit_threshold_choice`). Returns a :class:`~.mechanisms.ThresholdChoice`; teaching audits only.
+
+    Examples
+    --------
+    >>> grid = threshold_grid(0.125, 1.0, 2.0)
+    >>> broken_choose_threshold(np.array([0.1, 0.2, 0.3, 0.9]), grid, 1, 1e9, rng=0)
+    ThresholdChoice(index=2, theta=0.5, queries_answered=3)
+    """
+    m0 = check_int(m0, "m0", low=0)
+    grid = _check_grid(grid)
+    s = np.sort(check_vector(scores, "scores", min_size=0))
+    if np.any(s < 0):
+        raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
+    eps = check_epsilon(epsilon)
+    counts = s.size - np.searchsorted(s, grid, side="right")
+    rho = as_generator(rng).laplace(scale=2.0 / eps)  # threshold noise, as in AboveThreshold step 1
+    passed = np.flatnonzero(counts <= m0 + 0.5 - rho)  # THE BUG: no ν_j ~ Lap(4/ε) on the counts
+    if passed.size == 0:
+        return ThresholdChoice(None, float(grid[-1]), int(grid.size))
+    j = int(passed[0])
+    return ThresholdChoice(j, float(grid[j]), j + 1)
+
+
+def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float = 1e-2,
+                         variant: str = "correct") -> np.ndarray:
     """Exact output law of :func:`~.mechanisms.choose_threshold` given the counts q_j = #{i : s_i > θ^(j)}.
 
     Returns P(index = j) for j = 0..J and, last, P(no grid value passed). The choice stops at j iff
@@ -623,11 +830,17 @@ def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float =
     P(j) = ∫ f_ρ(r) Π_{i<j} F_ν(c_i + r) (1 − F_ν(c_j + r)) dr, computed by the trapezoid rule over
     |r| ≤ 40 Laplace scales (the tails beyond carry < e⁻⁴⁰) with step ``resolution`` × scale.
 
+    ``variant`` gives the law of an SVT mistake instead (Lyu, Su & Li 2017): ``"no-query-noise"``
+    (:func:`broken_choose_threshold`, ν_j = 0: in closed form, P(j) = F_ρ(−c_j) − F_ρ(−c_{j−1}) since
+    the counts do not increase with j) or ``"query-noise-halved"`` (ν_j ~ Lap(2/ε)).
+
     Examples
     --------
     >>> p = threshold_choice_law([5, 2, 0], 1, 1e3)   # almost noiseless: first count ≤ 1 is index 2
     >>> np.round(p, 6)
     array([0., 0., 1., 0.])
+    >>> np.round(threshold_choice_law([5, 5, 0], 1, 1.0, variant="no-query-noise"), 4)  # index 1 impossible
+    array([0.0869, 0.    , 0.6769, 0.2362])
     """
     q = check_vector(counts, "counts")
     if np.any(q < 0) or np.any(q != np.round(q)):
@@ -636,17 +849,69 @@ def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float =
     m0 = check_int(m0, "m0", low=0)
     eps = check_epsilon(epsilon)
     res = check_real(resolution, "resolution", low=1e-4, high=0.1)
-    nu, rho = stats.laplace(scale=4 / eps), stats.laplace(scale=2 / eps)
+    variant = check_choice(variant, "variant", SVT_VARIANTS)
+    b_rho, b_nu = (b / eps for b in _SVT_VARIANTS[variant])
+    rho = stats.laplace(scale=b_rho)
     c = q - m0 - 0.5
-    lim = 40 * 2 / eps
-    r = np.linspace(-lim, lim, int(2 * lim / (res * 2 / eps)) + 1)
+    if b_nu == 0.0:
+        if np.any(np.diff(q) > 0):
+            raise ValueError("counts must be non-increasing (rows above increasing thresholds); got "
+                             + np.array2string(q[:5]))
+        # stop at j iff c_j ≤ −ρ < c_{j−1}: ρ ∈ [−c_{j−1}, −c_j) (c_{−1} = +∞); none iff ρ < −c_J
+        edges = np.concatenate([[-np.inf], -c])
+        upper = np.concatenate([rho.sf(edges[:-1]) - rho.sf(edges[1:]), [rho.sf(-c[-1])]])
+        lower = np.concatenate([rho.cdf(edges[1:]) - rho.cdf(edges[:-1]), [rho.sf(-c[-1])]])
+        law = np.where(np.concatenate([edges[:-1], [0.0]]) >= 0, upper, lower)  # the accurate tail of each
+        law = np.maximum(law, 0.0)
+        return law / law.sum()
+    lim = 40 * b_rho
+    r = np.linspace(-lim, lim, int(2 * lim / (res * b_rho)) + 1)
     arg = c[:, None] + r[None, :]
-    cdf = nu.cdf(arg)
+    half_tail = 0.5 * np.exp(-np.abs(arg) / b_nu)  # Laplace(b_nu): cdf = tail below 0, sf = tail above 0
+    cdf = np.where(arg < 0, half_tail, 1.0 - half_tail)
     below = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])
-    stop = np.vstack([nu.sf(arg), np.ones_like(r)])  # sf, not 1 − cdf: keeps tiny stop probabilities accurate
+    # sf, not 1 − cdf: keeps tiny stop probabilities accurate
+    stop = np.vstack([np.where(arg > 0, half_tail, 1.0 - half_tail), np.ones_like(r)])
     law = np.trapezoid(rho.pdf(r)[None, :] * below * stop, r, axis=1)
     law = np.maximum(law, 0.0)
     return law / law.sum()
+
+
+@dataclass(frozen=True)
+class ThresholdChoiceAudit:
+    """Result of :func:`audit_threshold_choice`.
+
+    Attributes
+    ----------
+    exact : ExactAudit
+        The exact audit (δ = 0) of the worst pair; ``exact.epsilon`` may be ``inf``.
+    k : int
+        The worst pair: the added row lies above the first k grid values (k = J + 1: above all of them).
+    variant : str
+        Which SVT code was audited (``"correct"`` or one of the mistakes, see :data:`SVT_VARIANTS`).
+    epsilon_by_k : ndarray, shape (J + 2,)
+        Exact ε (δ = 0) of the pair for every k.
+    delta_at_claim : float
+        The smallest δ for which the worst pair is (claimed ε, δ)-DP (0 when the claim holds).
+    impossible_index : int or None
+        An output index that has probability 0 on one input of the worst pair and > 0 on the other
+        (the reason for ε = ∞), else None; J + 1 stands for "no grid value passed".
+    """
+
+    exact: ExactAudit
+    k: int
+    variant: str
+    epsilon_by_k: np.ndarray
+    delta_at_claim: float
+    impossible_index: int | None
+
+    @property
+    def epsilon(self) -> float:
+        return self.exact.epsilon
+
+    @property
+    def violation(self) -> bool:
+        return self.exact.violation
 
 
 def audit_threshold_choice(
@@ -655,27 +920,41 @@ def audit_threshold_choice(
     *,
     m0: int,
     epsilon: float,
-    broken: bool = False,
-) -> tuple[ExactAudit, int]:
+    broken: bool | str = False,
+) -> ThresholdChoiceAudit:
     """Exact audit of the SVT threshold choice (Algorithm 1, step 2b) on its worst neighbour.
 
     Neighbours: the scores s (one per row) and s plus one row whose score lies above the first k grid
-    values, for every k = 0..J+1 (these are all the ways one added row can change the counts). The
-    exact ε (δ = 0) of each pair follows from :func:`threshold_choice_law`; the worst k is returned.
-    ``broken``: Laplace noise scales divided by 4 (the choice runs at 4ε while claiming ε). Why not
-    halved: the counts only *increase* by one on a prefix when a row is added (monotone queries), and on
-    such pairs AboveThreshold is about twice as private as its generic ε (Lyu, Su & Li 2017), so a halved
-    noise scale can still pass; the exact audit shows this slack (exact ε ≈ 0.7 ε on typical data).
+    values, for every k = 0..J+1 (these are all the ways one added row can change the counts; under
+    replace the counts move on a prefix too). The exact ε (δ = 0) of each pair follows from
+    :func:`threshold_choice_law`; the worst k is returned, with every k's ε.
+
+    ``broken``: ``True`` or ``"no-query-noise"`` audits :func:`broken_choose_threshold` (no Laplace noise
+    on the counts, Lyu, Su & Li 2017, Alg. 5): the worst pair puts the row in an empty cell of the grid
+    and the exact ε is **∞** — the stop at that cell is impossible without the row. At the dashboard
+    defaults (n = 1000, d = 200, κ = 0.8, Υ = 10^-1.5, ε = 10: ε_svt = 0.278, m0 = 28) the scores at
+    x_t = v1 leave 18 of the 21 cells empty; the worst pair (a row in the empty cell (θ^(16), θ^(17)])
+    needs δ ≥ 1.4e-3 to meet the claimed ε_svt (1.5e-4 at ε = 1, 1.7e-2 at ε = 100).
+    ``"query-noise-halved"`` (ν_j ~ Lap(2/ε): the factor 2 of Lap(2cΔ/ε₂) dropped, the mistake of Lyu et
+    al.'s Alg. 3, 4 and 6) is **not** a violation here: the counts are *monotone* (one added row raises a
+    prefix of them), and for monotone queries with c = 1 ν ~ Lap(cΔ/ε₂) suffices (Lyu et al., §4), so
+    that variant is still ε-DP; the exact audit confirms it (exact ε = 0.96 ε at those defaults,
+    0.92–0.98 ε for total ε = 0.3 … 100). For the same reason the correct code has slack: exact ε ≈ 0.7 ε
+    (0.68–0.74 ε).
 
     Returns
     -------
-    (ExactAudit, k) : the audit of the worst pair (claimed ε = ``epsilon``) and its k.
+    ThresholdChoiceAudit
+        ``.exact`` (an :class:`~dpexplore.core.audit.ExactAudit`, claimed ε = ``epsilon``), ``.k``, ….
 
     Examples
     --------
-    >>> audit, k = audit_threshold_choice([0.1, 0.2, 0.3, 0.9], [0.125, 0.25, 0.5, 1.0], m0=1, epsilon=1.0)
-    >>> audit.epsilon <= 1.0, audit.violation
+    >>> ok = audit_threshold_choice([0.1, 0.2, 0.3, 0.9], [0.125, 0.25, 0.5, 1.0], m0=1, epsilon=1.0)
+    >>> ok.epsilon <= 1.0, ok.violation
     (True, False)
+    >>> bad = audit_threshold_choice([0.1, 0.2, 0.3], [0.125, 0.25, 0.5, 1.0], m0=1, epsilon=1.0, broken=True)
+    >>> bad.epsilon, bad.violation, bad.k   # a row in the empty cell (0.5, 1]: stopping at θ = 1 becomes possible
+    (inf, True, 3)
     """
     grid = threshold_grid() if grid is None else _check_grid(grid)
     s = np.sort(check_vector(scores, "scores", min_size=0))
@@ -683,14 +962,21 @@ def audit_threshold_choice(
         raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
     eps = check_epsilon(epsilon)
     m0 = check_int(m0, "m0", low=0)
+    if isinstance(broken, (bool, np.bool_)):
+        variant = "no-query-noise" if broken else "correct"
+    else:
+        variant = check_choice(broken, "broken", SVT_VARIANTS)
     counts = s.size - np.searchsorted(s, grid, side="right")
-    run_eps = 4 * eps if broken else eps
-    p = threshold_choice_law(counts, m0, run_eps)
-    best, best_k = None, 0
+    p = threshold_choice_law(counts, m0, eps, variant=variant)
+    audits, deltas = [], []
     for k in range(grid.size + 1):
-        q = threshold_choice_law(counts + (np.arange(grid.size) < k), m0, run_eps)
-        a = exact_audit(p, q, delta=0.0, claimed_epsilon=eps, grid=8)
-        if best is None or a.epsilon > best.epsilon:
-            best, best_k = a, k
-    assert best is not None
-    return best, best_k
+        q = threshold_choice_law(counts + (np.arange(grid.size) < k), m0, eps, variant=variant)
+        audits.append((exact_audit(p, q, delta=0.0, claimed_epsilon=eps, grid=8), q))
+        deltas.append(max(hockey_stick(p, q, eps), hockey_stick(q, p, eps)))  # δ the pair needs at the claim
+    by_k = np.array([a.epsilon for a, _ in audits])
+    # worst pair: the largest ε; among pairs with the same ε (e.g. several ∞), the one needing the largest δ
+    k = max(range(by_k.size), key=lambda i: (by_k[i], deltas[i]))
+    best, q = audits[k]
+    impossible = np.flatnonzero((p > 0) != (q > 0))
+    return ThresholdChoiceAudit(best, k, variant, by_k, float(deltas[k]),
+                                int(impossible[0]) if impossible.size else None)

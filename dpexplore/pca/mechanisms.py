@@ -450,8 +450,10 @@ def adaptive_calibration(epsilon: float, delta: float, iterations: int, svt_shar
 
 
 def _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, *, noise_scale: float,
-                  method: str) -> PCAResult:
-    """Algorithm 1; ``noise_scale`` ≠ 1 only for the deliberately broken teaching variant (pca.audit)."""
+                  method: str, chooser=None) -> PCAResult:
+    """Algorithm 1; ``noise_scale`` ≠ 1 and ``chooser`` ≠ :func:`choose_threshold` only for the deliberately
+    broken teaching variants (pca.audit)."""
+    chooser = choose_threshold if chooser is None else chooser
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
@@ -480,7 +482,7 @@ def _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neigh
     for t in range(t_total):
         z = A @ x
         scores = norms * np.abs(z)  # step 2a
-        choice = choose_threshold(scores, grid, m0, budget["epsilon_svt_step"], rng=gen)  # step 2b
+        choice = chooser(scores, grid, m0, budget["epsilon_svt_step"], rng=gen)  # step 2b
         kept = scores <= choice.theta  # step 2c
         y = A.T @ np.where(kept, z, 0.0)
         y = y + choice.theta * multiplier * gen.standard_normal(d)  # step 2d

@@ -26,7 +26,7 @@ from dpexplore.pca import (
     theorem_1_2,
 )
 from dpexplore.pca.audit import audit_analyze_gauss, audit_power_step, audit_threshold_choice
-from dpexplore.pca.mechanisms import adaptive_calibration, default_m0, row_scores
+from dpexplore.pca.mechanisms import adaptive_calibration, default_m0, row_scores, threshold_grid
 
 from . import figures as F
 from .audit import AuditReport
@@ -330,7 +330,12 @@ class PrivatePCADashboard(Dashboard):
         "filter lets through. <b>Test:</b> the projection of the released A<sup>T</sup>Ax + noise on x<sub>t</sub> "
         "(the likelihood ratio), run many times per input; ε̂ is a Clopper–Pearson lower bound. The SVT choice is "
         "audited exactly (its output is a grid index); Analyze Gauss on its released matrix with an axis-vector row. "
-        "The broken variants halve the Gaussian noise while claiming the same ε."
+        "The broken power-step and Analyze Gauss variants halve the Gaussian noise while claiming the same ε; the "
+        "broken SVT choice adds no noise to the counts (a catalogued SVT mistake: Lyu, Su & Li 2017, Alg. 5) and "
+        "its exact ε is ∞. A statistical ε̂ cannot exceed about ln(runs/2 / 3.7) (10.2 at 200 000 runs, 11.8 at "
+        "10⁶): at large ε (e.g. 100) only the exact ε can refute a claim. The T-step composition is not audited "
+        "here: a black-box audit of the released x<sub>T</sub> (<code>dpexplore.pca.audit.audit_composition</code>) "
+        "has almost no power — at the defaults it does not catch the σ-halved variant."
     )
     audit_runs = (200_000, 1_000_000)
     AUDIT_DELTA = 1e-3
@@ -345,13 +350,24 @@ class PrivatePCADashboard(Dashboard):
             budget, _ = adaptive_calibration(eps, DELTA, T)
             eps_svt = budget["epsilon_svt_step"]
             progress(0, 1)
-            audit, k = audit_threshold_choice(row_scores(data.A, data.v1), m0=default_m0(eps_svt), epsilon=eps_svt,
-                                              broken=broken)
+            audit = audit_threshold_choice(row_scores(data.A, data.v1), m0=default_m0(eps_svt), epsilon=eps_svt,
+                                           broken=broken)
             progress(1, 1)
+            grid = threshold_grid()
+            k = audit.k
+            cell = (f"({grid[k - 1]:.3g}, {grid[k]:.3g}]" if 0 < k < grid.size
+                    else (f"≤ {grid[0]:.3g}" if k == 0 else f"> {grid[-1]:.3g}"))
+            why = ""
+            if audit.impossible_index is not None:
+                j = audit.impossible_index
+                out = f"θ = {grid[j]:.3g}" if j < grid.size else "'no grid value passed'"
+                why = (f"; the output {out} has probability 0 on one input and > 0 on the other, so ε = ∞ "
+                       f"(the pair needs δ ≥ {audit.delta_at_claim:.2g} at the claimed ε)")
             return AuditReport(
-                mechanism=("BROKEN (Laplace noise ÷ 4) " if broken else "") + "SVT threshold choice of one "
-                          f"adaptive step (x_t = v1, T = {T})",
-                neighbours=f"the rows' scores and the scores plus one row above the first {k} grid values (worst k)",
+                mechanism=("BROKEN (no Laplace noise on the counts; Lyu, Su & Li 2017, Alg. 5) " if broken else "")
+                + f"SVT threshold choice of one adaptive step (x_t = v1, T = {T}, m0 = {default_m0(eps_svt)})",
+                neighbours=f"the rows' scores, and the same plus one row whose score is in {cell} (worst of all "
+                           f"{grid.size + 1} placements; exact output laws){why}",
                 claimed_epsilon=eps_svt, delta=0.0, exact_epsilon=audit.epsilon, runs=0, seconds=0.0)
         if which == "gauss":
             res = audit_analyze_gauss(data.A, epsilon=eps, delta=DELTA, broken=broken, runs=runs,

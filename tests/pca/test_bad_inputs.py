@@ -68,7 +68,8 @@ AUD = {"epsilon": 5.0, "delta": 1e-5, "iterations": 3, "runs": 40, "rng": 0}
 def _cases():
     c = []
     for f in (pca.adaptive_power_iteration, pca.noisy_power_iteration, pca.analyze_gauss,
-              audit.broken_adaptive_power_iteration, audit.broken_noisy_power_iteration, audit.broken_analyze_gauss):
+              audit.broken_adaptive_power_iteration, audit.broken_noisy_power_iteration, audit.broken_analyze_gauss,
+              audit.broken_svt_adaptive_power_iteration):
         n = f.__name__
         c += [(f"{n}.A", f, (A0,), MECH, "A", "matrix"), (f"{n}.epsilon", f, (A0,), MECH, "epsilon", "positive"),
               (f"{n}.delta", f, (A0,), MECH, "delta", "delta"),
@@ -149,6 +150,18 @@ def _cases():
               (f"{n}.audit_delta", f, (A0,), kw, "audit_delta", "delta"),
               (f"{n}.confidence", f, (A0,), kw, "confidence", "open01"),
               (f"{n}.neighbours", f, (A0,), kw, "neighbours", "choice")]
+    f = audit.audit_composition
+    c += [("audit_composition.A", f, (A0,), AUD, "A", "matrix"),
+          ("audit_composition.epsilon", f, (A0,), AUD, "epsilon", "positive"),
+          ("audit_composition.delta", f, (A0,), AUD, "delta", "delta"),
+          ("audit_composition.runs", f, (A0,), AUD, "runs", "runs"),
+          ("audit_composition.audit_delta", f, (A0,), AUD, "audit_delta", "delta"),
+          ("audit_composition.confidence", f, (A0,), AUD, "confidence", "open01"),
+          ("audit_composition.method", f, (A0,), AUD, "method", "choice"),
+          ("audit_composition.iterations", f, (A0,), AUD, "iterations", "iterations")]
+    bct = {"scores": [0.1, 0.2], "grid": [0.5, 1.0], "m0": 1, "epsilon": 1.0}
+    c += [(f"broken_choose_threshold.{k}", audit.broken_choose_threshold, (), bct, k, kind)
+          for k, kind in (("scores", "scores"), ("grid", "grid"), ("m0", "nonneg_int"), ("epsilon", "positive"))]
     c += [("audit_power_step.method", audit.audit_power_step, (A0,), AUD, "method", "choice"),
           ("audit_power_step.x", audit.audit_power_step, (A0,), AUD, "x", "vector5"),
           ("audit_power_step.theta", audit.audit_power_step, (A0,), AUD, "theta", "theta"),
@@ -163,6 +176,11 @@ def _cases():
           ("audit_threshold_choice.m0", audit.audit_threshold_choice, (), {"scores": [0.1, 0.6], "m0": 1,
                                                                           "epsilon": 1.0, "grid": [0.5, 1.0]},
            "m0", "nonneg_int"),
+          ("threshold_choice_law.variant", audit.threshold_choice_law, (), {"counts": [3, 1, 0], "m0": 1,
+                                                                            "epsilon": 1.0}, "variant", "choice"),
+          ("audit_threshold_choice.broken", audit.audit_threshold_choice, (), {"scores": [0.1, 0.6], "m0": 1,
+                                                                              "epsilon": 1.0, "grid": [0.5, 1.0]},
+           "broken", "choice"),
           ("worst_case_row.theta", audit.worst_case_row, (), {"x": X0, "theta": 0.5}, "theta", "positive"),
           ("worst_case_row.x", audit.worst_case_row, (), {"x": X0, "theta": 0.5}, "x", "any_vector"),
           ("worst_case_pair_power_step.x", audit.worst_case_pair_power_step, (), {"A": A0, "x": X0, "theta": 0.5},
