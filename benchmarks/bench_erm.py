@@ -16,6 +16,7 @@ from dpexplore.erm import (  # noqa: E402
     REFERENCE_TABLE,
     compare_mechanisms,
     interpolation_data,
+    interpolation_label_bound,
     lop,
     lop_clipped,
     noisy_anchor,
@@ -29,9 +30,10 @@ def main() -> None:
     for n, d in ((300, 100), (3000, 1000)):
         X, y, t = interpolation_data(n, d, xi=5.0, rng=0)
         a = noisy_anchor(t, eta=0.1, rng=1)
-        kw = dict(epsilon=0.5, delta=0.01, lam=1.0, radius=10.0, iterations=1000)
+        kw = dict(epsilon=0.5, delta=0.01, lam=1.0, radius=10.0, iterations=1000, feature_bound=5.0)
         rep = 3 if d <= 100 else 1
-        t_lop = median_time(lambda X=X, y=y, kw=kw: lop(X, y, rng=0, **kw), repeat=rep)
+        B = interpolation_label_bound(5.0)
+        t_lop = median_time(lambda X=X, y=y, kw=kw, B=B: lop(X, y, label_bound=B, rng=0, **kw), repeat=rep)
         t_clip = median_time(lambda X=X, y=y, kw=kw: lop_clipped(X, y, clip=1e4, rng=0, **kw), repeat=rep)
         t_qop = median_time(lambda X=X, y=y, a=a, kw=kw: qop(X, y, anchor=a, rng=0, **kw), repeat=rep)
         rows.append([f"{n} × {d}", f"{t_lop:.3f}", f"{t_clip:.3f}", f"{t_qop:.3f}"])
@@ -45,7 +47,7 @@ def main() -> None:
         radii = np.logspace(-2, 3, 7)
         t0 = time.perf_counter()
         compare_mechanisms(X, y, radii=radii, epsilon=0.5, delta=0.01, lam=1.0, anchor=a, clip=1e4, trials=trials,
-                           rng=0)
+                           feature_bound=5.0, label_bound=interpolation_label_bound(5.0), rng=0)
         el = time.perf_counter() - t0
         runs = 3 * len(radii) * trials
         rows.append([f"{n} × {d}", trials, runs, f"{el:.2f}", f"{1e3 * el / runs:.1f}"])

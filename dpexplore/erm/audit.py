@@ -79,7 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from dpexplore.core import RNGLike, as_generator
 from dpexplore.core.audit import StatisticalAudit, audit_from_scores
@@ -96,8 +96,8 @@ from dpexplore.core.validation import (
     check_real,
 )
 
-from .calibration import ALPHA1_VARIANTS, lop_noise_scale, lop_regularization, qop_sigma2
-from .mechanisms import ERMResult, _common, _solve, _wishart, lop
+from .calibration import ALPHA1_VARIANTS, lop_noise_scale, lop_regularization, qop_output_sigma, qop_sigma2
+from .mechanisms import ERMResult, _common, _qop_inexact_setup, _solve, _wishart, lop
 from .solvers import davis_yin
 
 __all__ = [
@@ -112,13 +112,18 @@ __all__ = [
     "qop_pair_exact_epsilon",
     "audit_lop",
     "audit_qop",
+    "broken_qop_output_sigma",
+    "qop_inexact_pair_exact_epsilon",
+    "audit_qop_inexact",
     "audit_erm",
 ]
 
 #: mechanisms :func:`audit_erm` knows
-AUDIT_MECHANISMS = ("LOP", "clipped LOP", "QOP", "QOP inexact anchor")
+AUDIT_MECHANISMS = ("LOP", "clipped LOP", "QOP", "QOP inexact anchor", "qop_inexact")
 #: QOP calibration bugs of :func:`broken_qop_sigma2` (refuted by :func:`audit_qop` at 100 000 runs)
 QOP_BUGS = ("sigma_for_sigma2",)
+#: output-noise bugs of :func:`broken_qop_output_sigma` (refuted by :func:`audit_qop_inexact` at 100 000 runs)
+QOP_INEXACT_BUGS = ("anchor_term_dropped",)
 NEIGHBOURS = "replace one example (x_i, y_i), n fixed"
 _MAX_RUNS = 2_000_000
 _SAFE = 1.0 - 1e-9  # build the LOP example just inside the gradient bound, so rounding never exceeds it
@@ -257,28 +262,31 @@ def qop_anchor_pair(*, smoothness: float = 1.0, n: int = 5, theta_star: float = 
 # broken variants
 # ---------------------------------------------------------------------------------------------
 def broken_lop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, rng: RNGLike = None,
-    smoothness: float | None = None, grad_bound: float | None = None, iterations: int = 1000,
-    solver: str = "deterministic",
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float, label_bound: float,
+    rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000, solver: str = "deterministic",
 ) -> ERMResult:
     """BROKEN on purpose: LOP with the noise scale σ_b **halved**, still claiming (ε, δ).
 
-    Everything else as :func:`~dpexplore.erm.lop`. On the worst pair the linear-term noise is the
+    Everything else as :func:`~dpexplore.erm.lop` (public ``feature_bound``/``label_bound``, ζ from
+    :func:`~dpexplore.erm.box_gradient_bound`). On the worst pair the linear-term noise is the
     Gaussian mechanism with μ = 2ζ/(σ_b/2), so its true ε at δ is ``gdp_epsilon(4ζ/σ_b, δ)``
     (about 2.7 for a claim of 2 at δ = 0.01; :func:`lop_pair_exact_epsilon`). Teaching only.
 
     Examples
     --------
-    >>> X0, y0, _, _, _ = lop_worst_case_pair()
-    >>> r = broken_lop(X0, y0, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, smoothness=1.0, grad_bound=1.0, rng=0)
-    >>> r.mechanism, r.epsilon, r.diagnostics["noise_sigma"] == lop_noise_scale(1.0, 1e-3, 1.0) / 2
+    >>> from dpexplore.erm import lop
+    >>> X0, y0, _, _, _ = lop_worst_case_pair()  # public bounds of the pair: ξ = 0.01, B = |y| of the changed row
+    >>> kw = dict(epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, feature_bound=0.01, label_bound=float(abs(y0).max()))
+    >>> r = broken_lop(X0, y0, rng=0, **kw)
+    >>> r.mechanism, r.epsilon, r.diagnostics["noise_sigma"] == lop(X0, y0, rng=0, **kw).diagnostics["noise_sigma"] / 2
     ('BROKEN LOP (noise halved)', 1.0, True)
     """
-    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
-                                                      iterations)
+    X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
+                                                          smoothness, solver, iterations)
     n, d = X.shape
-    ref = lop(X, y, epsilon=eps, delta=dl, lam=lam, radius=kappa, smoothness=L, grad_bound=grad_bound,
-              iterations=1, solver="deterministic", rng=0)  # only for its calibration (Δ, ζ, σ_b)
+    ref = lop(X, y, epsilon=eps, delta=dl, lam=lam, radius=kappa, feature_bound=xi, label_bound=label_bound,
+              smoothness=L, iterations=1, solver="deterministic", rng=0)  # only for its calibration (Δ, ζ, σ_b)
+    y = np.clip(y, -ref.diagnostics["label_bound"], ref.diagnostics["label_bound"])  # as lop does
     Delta, zeta = ref.diagnostics["Delta"], ref.diagnostics["grad_bound"]
     sig = 0.5 * ref.diagnostics["noise_sigma"]  # the bug
     gen = as_generator(rng)
@@ -287,7 +295,8 @@ def broken_lop(
     res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b, clip=None, step=step, solver=solver, K=K, gen=gen)
     return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="BROKEN LOP (noise halved)",
                      split={"epsilon": eps, "delta": dl},
-                     diagnostics={"Delta": Delta, "noise_sigma": sig, "grad_bound": zeta, "L": L, "broken": True})
+                     diagnostics={"Delta": Delta, "noise_sigma": sig, "grad_bound": zeta, "L": L, "feature_bound": xi,
+                                  "label_bound": ref.diagnostics["label_bound"], "broken": True})
 
 
 def broken_qop_sigma2(
@@ -603,11 +612,202 @@ def audit_qop(
                              "exclusive_mass": float(stats.chi2.cdf(c, m)) if eta == 0 else math.nan})
 
 
+def broken_qop_output_sigma(
+    tau: float, eta: float, *, epsilon2: float, delta2: float, alpha: float, sigma2: float, beta: float,
+    calibration: str = "analytic", bug: str = "anchor_term_dropped",
+) -> float:
+    """BROKEN on purpose: :func:`~dpexplore.erm.qop_output_sigma` with the anchor term βη/α **dropped**.
+
+    The output noise of :func:`~dpexplore.erm.qop_inexact` must cover a sensitivity
+    2(√(2τ/(ασ²)) + βη/α): the first term pays for the solver's inaccuracy τ, the second for the
+    anchor's η. The bug keeps only the solver term — the noise an implementation gives when it treats
+    the anchor as exact (equivalently: a caller who does not declare η) — while still claiming
+    (ε1 + ε2, δ1 + δ2 + δ3 + δ4). **True ε** on :func:`qop_anchor_pair` (d = 1, m = 2, λ = 0): the
+    solution moves by Lη/(L + σ²W) ≤ η between the two data sets and the noise is only σ̃_τ, so the
+    pair's ε is ≈ 10⁴ at the audit's defaults (ε = 2, δ = 0.01, η = 0.1, τ = 10⁻¹²;
+    :func:`qop_inexact_pair_exact_epsilon`), and ``inf`` for τ = 0 (no noise at all). It hides when
+    the declared τ is large: the τ-noise alone then covers the anchor's move (e.g. τ = 10⁻⁶ at η = 0.1).
+    Teaching only.
+
+    Examples
+    --------
+    >>> kw = dict(epsilon2=0.4, delta2=2e-3, alpha=4e-3, sigma2=3e3, beta=40.0)
+    >>> broken_qop_output_sigma(1e-12, 0.1, **kw) == qop_output_sigma(1e-12, 0.0, calibration="analytic", **kw)
+    True
+    >>> broken_qop_output_sigma(1e-12, 0.1, **kw) < qop_output_sigma(1e-12, 0.1, calibration="analytic", **kw) / 1e4
+    True
+    """
+    check_choice(bug, "bug", QOP_INEXACT_BUGS)
+    check_positive(eta, "eta", allow_zero=True)
+    # the bug: η's term βη/α of the sensitivity is left out, only the solver term √(2τ/(ασ²)) is paid for
+    return qop_output_sigma(tau, 0.0, epsilon2=epsilon2, delta2=delta2, alpha=alpha, sigma2=sigma2, beta=beta,
+                            calibration=calibration)
+
+
+def _chi2_nodes(m: int, nodes: int):
+    """Quadrature nodes w_k and weights for W ~ χ²_m: equal-width cells in u = F(w), refined near u = 0."""
+    fine = nodes // 2
+    edges = np.unique(np.concatenate([[0.0], np.geomspace(1e-12, 1e-2, fine), np.linspace(1e-2, 1.0, nodes - fine)]))
+    mid = 0.5 * (edges[:-1] + edges[1:])
+    return stats.chi2.ppf(mid, m), np.diff(edges)
+
+
+def qop_inexact_pair_exact_epsilon(
+    *, eta: float, smoothness: float, sigma2: float, m: int, output_sigma: float, delta: float, nodes: int = 2000,
+    grid: int = 1500,
+) -> float:
+    """ε at δ of :func:`~dpexplore.erm.qop_inexact` on :func:`qop_anchor_pair` (d = 1, λ = 0), by quadrature.
+
+    On D0 (all rows zero) the solve returns θ̃, so the release is N(θ̃, σ̃²); on D1 it returns
+    θ̃ + s(W), s(W) = Lη/(L + σ²W), so the release is the mixture over W ~ χ²_m of N(θ̃ + s(W), σ̃²).
+    Every s ≥ 0, so the likelihood ratio is increasing in the output and the optimal sets of the
+    hockey-stick divergence are half-lines: ε(δ) = max over t of ln((P1(T > t) − δ)/P0(T > t)) and of
+    ln((P0(T < t) − δ)/P1(T < t)). P0 is the normal tail (in logs, so ε of 10⁴ stays finite); P1 is
+    integrated over W on ``nodes`` cells (refined near W = 0, where s is largest), the max is taken
+    on ``grid`` thresholds — numerical, converging in both. ``inf`` when σ̃ = 0 (disjoint supports).
+    The pair is also (gdp_epsilon(η/σ̃, δ), δ)-DP (joint convexity: every W gives a Gaussian pair with
+    shift ≤ η), an upper bound :func:`audit_qop_inexact` reports as ``details["epsilon_upper"]``.
+
+    Examples
+    --------
+    >>> qop_inexact_pair_exact_epsilon(eta=0.1, smoothness=1.0, sigma2=3e3, m=2, output_sigma=1.0, delta=0.01)
+    0.0
+    >>> e = qop_inexact_pair_exact_epsilon(eta=1.0, smoothness=1.0, sigma2=1.0, m=2, output_sigma=0.1, delta=0.01)
+    >>> bool(5 < e < gdp_epsilon(10.0, 0.01))
+    True
+    """
+    eta = check_positive(eta, "eta")
+    L = check_positive(smoothness, "smoothness")
+    s2 = check_positive(sigma2, "sigma2")
+    m = check_int(m, "m", low=1, high=100_000)
+    sig = check_positive(output_sigma, "output_sigma", allow_zero=True)
+    dl = check_delta(delta)
+    nodes = check_int(nodes, "nodes", low=10, high=100_000)
+    grid = check_int(grid, "grid", low=10, high=100_000)
+    if sig == 0.0:
+        return math.inf
+    w, wt = _chi2_nodes(m, nodes)
+    shift = L * eta / (L + s2 * w) / sig  # s(W) in units of σ̃, largest near W = 0
+    top = float(shift.max())
+    t = np.unique(np.concatenate([np.linspace(-40.0, 40.0, grid), np.geomspace(1.0, top + 40.0, grid)]))
+    lw = np.log(wt)
+    log_p1_up = special.logsumexp(lw[None, :] + stats.norm.logsf(t[:, None] - shift[None, :]), axis=1)
+    log_p1_lo = special.logsumexp(lw[None, :] + stats.norm.logcdf(t[:, None] - shift[None, :]), axis=1)
+    best = 0.0
+    for log_a, log_b in ((log_p1_up, stats.norm.logsf(t)), (stats.norm.logcdf(t), log_p1_lo)):
+        a = np.exp(log_a)
+        ok = a > dl
+        if np.any(ok):
+            best = max(best, float(np.max(np.log(a[ok] - dl) - log_b[ok])))
+    return best
+
+
+def audit_qop_inexact(
+    *, epsilon: float, delta: float, broken: str | bool = False, anchor_error: float = 0.1, tau: float = 1e-12,
+    runs: int = 40_000, m: int = 2, smoothness: float = 1.0, n: int = 5, epsilon1_share: float = 0.8,
+    delta_shares=(0.4, 0.2, 0.2, 0.2), alpha1: str = "reference", calibration: str = "analytic",
+    confidence: float = 0.95, rng: RNGLike = None, progress: Callable[[int, int], bool | None] | None = None,
+    chunk: int = 20_000,
+) -> ERMAudit:
+    """Audit :func:`~dpexplore.erm.qop_inexact` (inexact anchor, output noise) on :func:`qop_anchor_pair`.
+
+    The pair: d = 1, λ = 0, every untouched row (0, 0); the changed row is (0, 0) in D0 and
+    (√L, √L·θ*) in D1; anchor θ̃ = θ* − η with the declared accuracy η = ``anchor_error`` (true).
+    Each run draws W ~ χ²_m, solves the perturbed problem with the package's batched deterministic
+    solver and adds N(0, σ̃²) with σ̃ from ``qop_inexact``'s own calibration
+    (:func:`~dpexplore.erm.mechanisms.qop_inexact` → ``_qop_inexact_setup``), or from
+    :func:`broken_qop_output_sigma` if ``broken``. Score: the release minus θ̃ (D1 is pushed towards
+    θ*); a threshold on it is the likelihood-ratio test (:func:`qop_inexact_pair_exact_epsilon`).
+
+    **Why this pair, and why the correct mechanism is far below its claim.** η only enters through
+    the anchor: the release moves by s = Lη/(L + σ²W) when one example adds curvature L, which is
+    largest when the rest of the data has no curvature (all-zero rows: D0 returns θ̃ itself) — the
+    anchor pair. But ``qop_inexact`` pays for η through the worst-case bound 2βη/α (β ≈ λ_max, α ≈
+    λ_min quantile of W): between that and the largest real move η·L/(L + σ²α) sits a factor ≈
+    2σ²β/L (≈ 10⁵ here) of slack. So no pair we know gets near the claim: the exact ε of the pair is
+    0 and ε̂ = 0. What an audit *can* catch is a gross bug — the η term dropped altogether — whose
+    noise σ̃_τ covers only the solver's τ. The audit declares τ = 10⁻¹² by default: on this d = 1
+    problem the solver's suboptimality is below 10⁻²⁰ (``tests/erm/test_audit.py`` checks it against
+    the closed form), so the declaration is true. With a large declared τ the τ-noise alone covers
+    the anchor's move and the bug hides (e.g. τ = 10⁻⁶ at η = 0.1).
+
+    Parameters
+    ----------
+    broken : False, True or one of :data:`QOP_INEXACT_BUGS`
+    anchor_error : float
+        η > 0, the anchor error (declared and true).
+    tau : float
+        Declared solver accuracy τ ≥ 0.
+    Other parameters as in :func:`audit_qop` and :func:`~dpexplore.erm.qop_inexact`.
+
+    Returns
+    -------
+    ERMAudit
+        ``exact_epsilon`` from :func:`qop_inexact_pair_exact_epsilon`; ``details`` has σ², σ̃, α, β,
+        the largest move η, ``epsilon_upper`` = gdp_epsilon(η/σ̃, δ) (a proven bound for the pair).
+
+    Examples
+    --------
+    >>> a = audit_qop_inexact(epsilon=2.0, delta=0.01, runs=2000, rng=0)
+    >>> a.exact_epsilon, a.violation, a.details["epsilon_upper"] < 1e-3
+    (0.0, False, True)
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    if broken is True:
+        broken = QOP_INEXACT_BUGS[0]
+    if broken is not False:
+        broken = check_choice(broken, "broken", QOP_INEXACT_BUGS)
+    eta = check_positive(anchor_error, "anchor_error")
+    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    m = check_int(m, "m", low=1, high=1000)
+    L = check_positive(smoothness, "smoothness")
+    cal = _qop_inexact_setup(1, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, 1.0, calibration)
+    s2, alpha, beta, split = cal["sigma2"], cal["alpha"], cal["beta"], cal["split"]
+    sig = cal["output_sigma"]
+    if broken:
+        sig = broken_qop_output_sigma(cal["tau"], eta, epsilon2=split["epsilon2"], delta2=split["delta2"], alpha=alpha,
+                                      sigma2=s2, beta=beta, calibration=cal["calibration"], bug=broken)
+    kappa, theta_star = 10.0, 1.0
+    X0, y0, X1, y1 = qop_anchor_pair(smoothness=L, n=n, theta_star=theta_star)
+    anchor = theta_star - eta
+
+    def sample(B, g):
+        out = []
+        for X, y in ((X0, y0), (X1, y1)):
+            W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
+            th = _qop_solve(X, y, anchor, s2, W, 0.0, kappa)  # deterministic solve (λ = 0)
+            released = th + sig * g.standard_normal(B)  # Gaussian output noise σ̃
+            out.append(released - anchor)
+        return out[0], out[1]
+
+    t0 = time.perf_counter()
+    scores = _run_chunked(sample, runs, gen, progress, chunk)
+    if scores is None:
+        st = _cancelled(conf, runs, eps, t0)
+    else:
+        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
+        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
+                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    exact = qop_inexact_pair_exact_epsilon(eta=eta, smoothness=L, sigma2=s2, m=m, output_sigma=sig, delta=dl)
+    upper = math.inf if sig == 0 else gdp_epsilon(eta / sig, dl)
+    label = {False: "", "anchor_term_dropped": "BROKEN (anchor term βη/α dropped from σ̃) "}[broken]
+    pair = (f"{NEIGHBOURS}: d = 1, n = {X0.shape[0]}, untouched rows x = 0; the changed row is 0 or √L (L = {L:g}); "
+            f"anchor θ̃ = θ* − {eta:g} (declared η = {eta:g}, τ = {cal['tau']:g}), λ = 0, m = {m}")
+    return ERMAudit(mechanism=label + "qop_inexact (inexact anchor, output noise)", neighbours=pair,
+                    claimed_epsilon=eps, delta=dl, exact_epsilon=exact, statistical=st, broken=bool(broken),
+                    details={"sigma2": s2, "output_sigma": sig, "correct_output_sigma": cal["output_sigma"],
+                             "alpha": alpha, "beta": beta, "tau": cal["tau"], "anchor_error": eta, "m": m,
+                             "max_shift": eta, "epsilon_upper": upper, "split": split})
+
+
 def audit_erm(mechanism: str, *, epsilon: float, delta: float, broken: bool = False, runs: int = 40_000,
               rng: RNGLike = None, progress=None, confidence: float = 0.95, anchor_error: float = 0.1) -> ERMAudit:
     """One entry point for the dashboard: ``mechanism`` in :data:`AUDIT_MECHANISMS`.
 
-    "QOP inexact anchor" audits :func:`~dpexplore.erm.qop` with θ̃ = θ* − ``anchor_error``.
+    "QOP inexact anchor" audits :func:`~dpexplore.erm.qop` (exact solve) with θ̃ = θ* − ``anchor_error``;
+    "qop_inexact" audits :func:`~dpexplore.erm.qop_inexact` with that anchor error declared
+    (:func:`audit_qop_inexact`; ``broken`` drops the anchor term from its output noise).
 
     Examples
     --------
@@ -621,4 +821,6 @@ def audit_erm(mechanism: str, *, epsilon: float, delta: float, broken: bool = Fa
     if mech == "QOP":
         return audit_qop(broken=broken, **kw)
     eta = check_positive(anchor_error, "anchor_error")
+    if mech == "qop_inexact":
+        return audit_qop_inexact(broken=broken, anchor_error=eta, **kw)
     return audit_qop(broken=broken, anchor_error=eta, **kw)

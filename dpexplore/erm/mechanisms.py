@@ -4,11 +4,14 @@ Each mechanism returns an :class:`ERMResult` with the private θ, the (ε, δ) i
 of that budget and diagnostics (noise scales, step, Wishart spectrum). Calibration lives in
 :mod:`dpexplore.erm.calibration`; solvers in :mod:`dpexplore.erm.solvers`.
 
-Public constants (smoothness L, gradient bound ζ) default to values computed from the data
-(``max‖x_i‖²``, the exact box maximum of the per-example gradient). That is fine for teaching
-with the normalised interpolation data, whose bounds are public by construction (‖x_i‖ = ξ); a
-real release must pass public bounds. The authors' reference code uses the looser ``L = dξ²``
-(pass ``smoothness=d*xi**2`` to reproduce its numbers).
+Sensitivity constants are **public**: every mechanism takes a public bound ``feature_bound`` ξ
+on the row norms (no data-derived default) and rescales any example with ‖x_i‖ > ξ to norm ξ
+(:func:`~dpexplore.erm.problems.clip_examples`, a per-row map, so DP is kept); the smoothness is
+then L = ξ² (or a larger public ``smoothness``: the authors' reference code uses ``L = dξ²``).
+LOP also takes a public ``label_bound`` B (labels are clipped to [−B, B]) and calibrates to
+ζ = ξ(√d κ ξ + B) (:func:`~dpexplore.erm.problems.box_gradient_bound`). So the released ε and
+every noise scale are the same on neighbouring data sets. For :func:`~dpexplore.erm.interpolation_data`
+the public bounds are ``feature_bound=xi`` and ``label_bound=interpolation_label_bound(xi)``.
 
 .. warning:: NumPy's generator is not cryptographically secure: teaching only.
 """
@@ -44,7 +47,7 @@ from .calibration import (
     wishart_alpha,
     wishart_alpha1,
 )
-from .problems import check_problem, empirical_risk, gradient_bound, smoothness_constant
+from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk
 from .solvers import davis_yin, stochastic_tos
 
 __all__ = ["ERMResult", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",
@@ -78,19 +81,25 @@ class ERMResult:
     diagnostics: dict = field(default_factory=dict)
 
 
-def _common(X, y, epsilon, delta, lam, radius, smoothness, solver, iterations):
+def _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness, solver, iterations):
+    """Validate the shared arguments; clip rows to the public ``feature_bound``; public L (never from the data)."""
     X, y = check_problem(X, y)
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     lam = check_real(lam, "lam", low=0.0)
     kappa = check_positive(radius, "radius")
-    L = smoothness_constant(X) if smoothness is None else check_positive(smoothness, "smoothness")
-    if L <= 0:
-        raise ValueError("smoothness: every row of X is zero, so the data give L = max‖x_i‖² = 0; pass a public "
-                         "bound smoothness > 0")
+    xi = check_positive(feature_bound, "feature_bound")
+    X, y = clip_examples(X, y, feature_bound=xi)  # per-row, data-independent: keeps DP and interpolation
+    L = xi * xi  # Hessian x xᵀ of a row with ‖x‖ ≤ ξ has norm ≤ ξ²
+    if smoothness is not None:
+        Ls = check_positive(smoothness, "smoothness")
+        if Ls < L * (1 - 1e-12):
+            raise ValueError(f"smoothness must be >= feature_bound**2 = {L!r} (rows of norm feature_bound have that "
+                             f"curvature); got {Ls!r}")
+        L = Ls
     solver = check_choice(solver, "solver", SOLVERS)
     K = check_int(iterations, "iterations", low=1)
-    return X, y, eps, dl, lam, kappa, L, solver, K
+    return X, y, eps, dl, lam, kappa, L, solver, K, xi
 
 
 def _solve(X, y, *, lam, radius, quad, lin, clip, step, solver, K, gen):
@@ -121,7 +130,8 @@ def _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho):
 
 
 def qop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, rng: RNGLike = None,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, feature_bound: float,
+    rng: RNGLike = None,
     m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None,
     rho: float = 1.0, iterations: int = 1000, solver: str = "stochastic",
 ) -> ERMResult:
@@ -146,6 +156,9 @@ def qop(
         Box radius κ.
     anchor : ndarray (d,)
         θ̃, an approximation of the common minimiser (must not depend on the private data).
+    feature_bound : float
+        Public bound ξ on the row norms (required; no data-derived default). Rows with ‖x_i‖ > ξ are
+        rescaled, with their labels, to norm ξ (:func:`~dpexplore.erm.problems.clip_examples`).
     rng : Generator, int or None
     m : int, optional
         Wishart degrees of freedom (≥ d; default 2d).
@@ -154,7 +167,7 @@ def qop(
     alpha1 : {"reference", "consistent"}
         See :func:`~dpexplore.erm.calibration.wishart_alpha1`.
     smoothness : float, optional
-        Public bound L on the per-example smoothness (default max‖x_i‖²).
+        Public bound L ≥ ξ² on the per-example smoothness (default ξ² = ``feature_bound**2``).
     rho : float
         Hessian-rank bound (1 for least squares).
     iterations : int
@@ -169,12 +182,13 @@ def qop(
     --------
     >>> from dpexplore.erm import interpolation_data, noisy_anchor
     >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
-    >>> res = qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=10.0, anchor=noisy_anchor(t, eta=0.1, rng=1), rng=2)
+    >>> res = qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=10.0, anchor=noisy_anchor(t, eta=0.1, rng=1),
+    ...           feature_bound=1.0, rng=2)
     >>> res.theta.shape, res.epsilon, res.delta
     ((5,), 1.0, 0.001)
     """
-    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
-                                                      iterations)
+    X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
+                                                          smoothness, solver, iterations)
     n, d = X.shape
     anchor = check_vector(anchor, "anchor")
     if anchor.shape[0] != d:
@@ -189,16 +203,16 @@ def qop(
                  solver=solver, K=K, gen=gen)
     diag = {"sigma2": s2, "m": m, "alpha": wishart_alpha(d3, d, m), "alpha1": wishart_alpha1(d1, d3, d, m,
             variant=alpha1), "alpha1_variant": alpha1, "lambda_min": float(ev[0]), "lambda_max": float(ev[-1]),
-            "L": L, "step": step, "solver": solver, "iterations": res.iterations}
+            "L": L, "feature_bound": xi, "step": step, "solver": solver, "iterations": res.iterations}
     return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="QOP",
                      split={"epsilon1": eps, "delta1": d1, "delta3": d3}, diagnostics=diag)
 
 
 def qop_inexact(
     X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float, eta: float,
-    rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None,
-    alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000,
-    calibration: str = "analytic", project: bool = False,
+    feature_bound: float, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
+    m: int | None = None, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
+    max_iter: int = 5000, calibration: str = "analytic", project: bool = False,
 ) -> ERMResult:
     """QOP with an approximate solve and Gaussian output noise: (ε1 + ε2, δ1 + δ2 + δ3 + δ4)-DP [paper].
 
@@ -234,13 +248,14 @@ def qop_inexact(
     --------
     >>> from dpexplore.erm import interpolation_data
     >>> X, y, t = interpolation_data(40, 4, xi=1.0, rng=0)
-    >>> r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=t, tau=1e-6, eta=1e-3, rng=0)
+    >>> r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=t, tau=1e-6, eta=1e-3,
+    ...                 feature_bound=1.0, rng=0)
     >>> r.delta == 1e-3 and r.diagnostics["output_sigma"] > 0
     True
     """
     max_iter = check_int(max_iter, "max_iter", low=1)
-    X, y, eps, dl, lam, kappa, L, _, K = _common(X, y, epsilon, delta, lam, radius, smoothness, "deterministic",
-                                                 max_iter)
+    X, y, eps, dl, lam, kappa, L, _, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness,
+                                                     "deterministic", max_iter)
     n, d = X.shape
     anchor = check_vector(anchor, "anchor")
     if anchor.shape[0] != d:
@@ -257,7 +272,8 @@ def qop_inexact(
         released = np.clip(released, -kappa, kappa)
     diag = {"sigma2": s2, "m": m, "alpha": cal["alpha"], "beta": cal["beta"], "output_sigma": sig_out,
             "tau": cal["tau"], "eta": cal["eta"], "calibration": cal["calibration"], "theta_solver": theta_hat,
-            "solver_residual": res.residual, "iterations": res.iterations, "L": L, "projected": project}
+            "solver_residual": res.residual, "iterations": res.iterations, "L": L, "feature_bound": xi,
+            "projected": project}
     return ERMResult(theta=released, epsilon=eps, delta=dl, mechanism="QOP (inexact + output noise)",
                      split=cal["split"], diagnostics=diag)
 
@@ -305,20 +321,22 @@ def _lop_terms(d, eps, dl, L, zeta, B, gen):
 
 
 def lop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, rng: RNGLike = None,
-    smoothness: float | None = None, grad_bound: float | None = None, iterations: int = 1000,
-    solver: str = "stochastic",
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float, label_bound: float,
+    rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000, solver: str = "stochastic",
 ) -> ERMResult:
     """Linear objective perturbation (Kifer, Smith & Thakurta 2012): (ε, δ)-DP [standard].
 
     Release argmin_{‖θ‖_∞ ≤ κ} Σℓ_i + (Δ/2)‖θ‖² + bᵀθ + λ‖θ‖₁ with Δ = 2L/ε, b ~ N(0, σ_b² I),
-    σ_b = ζ√(8 ln(2/δ) + 4ε)/ε and ζ the per-example gradient bound over the box
-    (:func:`~dpexplore.erm.problems.gradient_bound`, which grows linearly with κ).
+    σ_b = ζ√(8 ln(2/δ) + 4ε)/ε and ζ = ξ(√d κ ξ + B) the public per-example gradient bound over the
+    box (:func:`~dpexplore.erm.problems.box_gradient_bound`, which grows linearly with κ).
 
     Parameters
     ----------
-    grad_bound : float, optional
-        Public bound ζ (default: the exact box maximum for these rows and labels).
+    feature_bound : float
+        Public bound ξ on the row norms; rows beyond it are rescaled with their labels to norm ξ.
+    label_bound : float
+        Public bound B on |y_i|; labels beyond it are clipped to ±B (after the row rescaling). Both
+        clippings act row by row, so the guarantee holds with ζ computed from (ξ, B, κ, d) alone.
     Other parameters as in :func:`qop` (no anchor).
 
     Returns
@@ -329,27 +347,30 @@ def lop(
     --------
     >>> from dpexplore.erm import interpolation_data
     >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
-    >>> r = lop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, rng=0)
-    >>> r.mechanism, r.theta.shape
-    ('LOP', (5,))
+    >>> r = lop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, feature_bound=1.0, label_bound=5.0, rng=0)
+    >>> r.mechanism, r.theta.shape, round(r.diagnostics["grad_bound"], 4)  # ζ = ξ(√5·κξ + B)
+    ('LOP', (5,), 7.2361)
     """
-    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
-                                                      iterations)
+    X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
+                                                          smoothness, solver, iterations)
     n, d = X.shape
-    zeta = gradient_bound(X, y, kappa) if grad_bound is None else check_positive(grad_bound, "grad_bound")
+    B = check_positive(label_bound, "label_bound")
+    y = np.clip(y, -B, B)  # per-row clipping to the public label bound
+    zeta = box_gradient_bound(feature_bound=xi, label_bound=B, radius=kappa, d=d)
     gen = as_generator(rng)
     Delta, sig, b = _lop_terms(d, eps, dl, L, zeta, 1, gen)
     step = 1.0 / (n * L + Delta)
     res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b[0], clip=None, step=step, solver=solver, K=K,
                  gen=gen)
-    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "step": step,
-            "solver": solver, "iterations": res.iterations}
+    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "feature_bound": xi,
+            "label_bound": B, "step": step, "solver": solver, "iterations": res.iterations}
     return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="LOP", split={"epsilon": eps, "delta": dl},
                      diagnostics=diag)
 
 
 def lop_clipped(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, clip: float, rng: RNGLike = None,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, clip: float, feature_bound: float,
+    rng: RNGLike = None,
     smoothness: float | None = None, iterations: int = 1000, solver: str = "stochastic",
 ) -> ERMResult:
     """LOP with per-example gradients clipped to norm ζ = ``clip`` (Redberg, Koskela & Wang 2023) [standard].
@@ -357,18 +378,19 @@ def lop_clipped(
     Each gradient (x_iᵀθ − y_i)x_i is rescaled to norm ζ when it is longer (to ζ, not to 1 as
     the reference code does), so the gradient bound holds by construction whatever κ is; for
     least squares this is LOP on the Huber loss with threshold ζ/‖x_i‖, whose smoothness is still
-    ‖x_i‖². The noise is calibrated to ζ.
+    ‖x_i‖². The noise is calibrated to ζ; ``feature_bound`` ξ gives the public smoothness L = ξ² (rows
+    beyond it are rescaled). No label bound is needed.
 
     Examples
     --------
     >>> from dpexplore.erm import interpolation_data
     >>> X, y, t = interpolation_data(50, 5, xi=1.0, rng=0)
-    >>> r = lop_clipped(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=100.0, clip=1.0, rng=0)
+    >>> r = lop_clipped(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=100.0, clip=1.0, feature_bound=1.0, rng=0)
     >>> r.diagnostics["grad_bound"]
     1.0
     """
-    X, y, eps, dl, lam, kappa, L, solver, K = _common(X, y, epsilon, delta, lam, radius, smoothness, solver,
-                                                      iterations)
+    X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
+                                                          smoothness, solver, iterations)
     n, d = X.shape
     zeta = check_positive(clip, "clip")
     gen = as_generator(rng)
@@ -376,8 +398,8 @@ def lop_clipped(
     step = 1.0 / (n * L + Delta)
     res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b[0], clip=zeta, step=step, solver=solver, K=K,
                  gen=gen)
-    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "step": step,
-            "solver": solver, "iterations": res.iterations}
+    diag = {"Delta": Delta, "noise_sigma": float(sig[0]), "grad_bound": zeta, "L": L, "feature_bound": xi,
+            "step": step, "solver": solver, "iterations": res.iterations}
     return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="clipped LOP",
                      split={"epsilon": eps, "delta": dl}, diagnostics=diag)
 
@@ -412,11 +434,11 @@ class MechanismComparison:
 
 
 def compare_mechanisms(
-    X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, trials: int = 3,
-    rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
-    smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000, weight_scale: float = 1.0,
-    mechanisms=("LOP", "clipped LOP", "QOP"), nonprivate: bool = True, anchor_error: float | None = None,
-    tau: float = 1e-6,
+    X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, feature_bound: float,
+    label_bound: float | None = None, trials: int = 3, rng: RNGLike = None, m: int | None = None,
+    delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
+    iterations: int = 1000, weight_scale: float = 1.0, mechanisms=("LOP", "clipped LOP", "QOP"),
+    nonprivate: bool = True, anchor_error: float | None = None, tau: float = 1e-6,
 ) -> MechanismComparison:
     """Empirical risk of LOP, clipped LOP and QOP over box radii × trials, in one batched solve each.
 
@@ -428,6 +450,9 @@ def compare_mechanisms(
     ----------
     radii : array (R,)
         Box radii κ.
+    feature_bound, label_bound : float
+        Public bounds ξ on the row norms and B on the labels (B is needed only for "LOP", whose ζ =
+        ξ(√d κ ξ + B) per radius). The risks are measured on the rows as clipped to ξ.
     weight_scale : float
         Multiplies QOP's σ² (1 = the private calibration; < 1 is **not** (ε, δ)-DP at the stated
         budget — for exploring what QOP's advantage depends on only).
@@ -454,11 +479,13 @@ def compare_mechanisms(
     >>> from dpexplore.erm import interpolation_data, noisy_anchor
     >>> X, y, t = interpolation_data(60, 10, xi=5.0, rng=0)
     >>> c = compare_mechanisms(X, y, radii=[0.1, 100.0], epsilon=0.5, delta=0.01, lam=1.0,
-    ...                        anchor=noisy_anchor(t, eta=0.1, rng=1), clip=100.0, trials=2, rng=0, iterations=300)
+    ...                        anchor=noisy_anchor(t, eta=0.1, rng=1), clip=100.0, feature_bound=5.0, label_bound=25.0,
+    ...                        trials=2, rng=0, iterations=300)
     >>> bool(c.mean["LOP"][1] > 100 * c.mean["QOP"][1])
     True
     """
-    X, y, eps, dl, lam, _, L, _, K = _common(X, y, epsilon, delta, lam, 1.0, smoothness, "stochastic", iterations)
+    X, y, eps, dl, lam, _, L, _, K, xi = _common(X, y, epsilon, delta, lam, 1.0, feature_bound, smoothness,
+                                                 "stochastic", iterations)
     n, d = X.shape
     radii = check_vector(radii, "radii")
     if np.any(radii <= 0):
@@ -471,20 +498,25 @@ def compare_mechanisms(
     ws = check_positive(weight_scale, "weight_scale")
     for name in mechanisms:
         check_choice(name, "mechanisms", ("LOP", "clipped LOP", "QOP"))
+    if "LOP" in mechanisms:
+        if label_bound is None:
+            raise ValueError("label_bound must be a public bound > 0 on |y_i| when mechanisms include 'LOP'; got None")
+        B = check_positive(label_bound, "label_bound")
     R = radii.shape[0]
     kap = np.repeat(radii, T)  # run r*T + t has radius radii[r]
     gens = dict(zip(("LOP", "clipped LOP", "QOP", "nonprivate"), as_generator(rng).spawn(4)))
     risks: dict[str, np.ndarray] = {}
-    info: dict[str, Any] = {"L": L, "n": n, "d": d}
+    info: dict[str, Any] = {"L": L, "n": n, "d": d, "feature_bound": xi}
     if "LOP" in mechanisms or "clipped LOP" in mechanisms:
         Delta = lop_regularization(eps, L)
         info["Delta"] = Delta
         step = 1.0 / (n * L + Delta)
         if "LOP" in mechanisms:
-            zetas = np.array([gradient_bound(X, y, k) for k in radii])
+            zetas = np.array([box_gradient_bound(feature_bound=xi, label_bound=B, radius=k, d=d) for k in radii])
             _, sig, b = _lop_terms(d, eps, dl, L, np.repeat(zetas, T), R * T, gens["LOP"])
             info["lop_noise_sigma"] = sig[::T].copy()
-            res = stochastic_tos(X, y, lam=lam, radius=kap, step=np.full(R * T, step), iterations=K,
+            info["label_bound"] = B
+            res = stochastic_tos(X, np.clip(y, -B, B), lam=lam, radius=kap, step=np.full(R * T, step), iterations=K,
                                  quad=np.full(R * T, Delta), lin=b, rng=gens["LOP"])
             risks["LOP"] = empirical_risk(X, y, res.theta).reshape(R, T)
         if "clipped LOP" in mechanisms:
@@ -500,7 +532,7 @@ def compare_mechanisms(
             raise ValueError(f"weight_scale must be 1 with anchor_error (the inexact calibration); got {ws!r}")
         sw = qop_inexact_risk_sweep(X, y, radii=radii, anchors=np.broadcast_to(anchor, (R, d)),
                                     anchor_errors=np.full(R, eta), epsilon=eps, delta=dl, lam=lam, tau=tau, trials=T,
-                                    rng=gens["QOP"], m=m, alpha1=alpha1, smoothness=L, rho=rho)
+                                    rng=gens["QOP"], m=m, alpha1=alpha1, feature_bound=xi, smoothness=L, rho=rho)
         info.update(sigma2=sw.info["sigma2"], m=sw.info["m"], qop_variant="inexact", output_sigma=float(
             sw.output_sigma[0]), anchor_error=eta, tau=sw.info["tau"], qop_split=sw.info["split"],
             qop_weight_ratio=float(np.median(sw.weight_ratio)), max_solver_residual=sw.info["max_solver_residual"],
@@ -539,8 +571,8 @@ def _qop_batch(X, y, *, L, lam, kappa, anchors, sigma2, m, K, gen):
 
 
 def qop_risk_sweep(
-    X, y, *, radius: float, anchors, weight_scales, epsilon: float, delta: float, lam: float, trials: int = 3,
-    rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
+    X, y, *, radius: float, anchors, weight_scales, epsilon: float, delta: float, lam: float, feature_bound: float,
+    trials: int = 3, rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
     smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000,
 ):
     """QOP's empirical risk for several (anchor, weight scale) configurations × trials, in one batched solve.
@@ -548,19 +580,19 @@ def qop_risk_sweep(
     Configuration j uses ``anchors[j]`` and σ² × ``weight_scales[j]`` (1 = the private calibration for
     (ε, δ); other scales are **not** (ε, δ)-DP — this is for exploring what QOP's advantage depends
     on). Returns ``(mean, lower, upper, weight_ratio)`` arrays of length J, where ``weight_ratio``
-    is the median σ²λ_max(W)/(nL) of the configuration.
+    is the median σ²λ_max(W)/(nL) of the configuration. ``feature_bound`` as in :func:`qop`.
 
     Examples
     --------
     >>> from dpexplore.erm import interpolation_data
     >>> X, y, t = interpolation_data(60, 10, xi=5.0, rng=0)
     >>> mean, lo, hi, ratio = qop_risk_sweep(X, y, radius=10.0, anchors=[t, t + 1.0], weight_scales=[1.0, 1.0],
-    ...                                      epsilon=0.5, delta=0.01, lam=0.0, trials=2, rng=0)
+    ...                                      epsilon=0.5, delta=0.01, lam=0.0, feature_bound=5.0, trials=2, rng=0)
     >>> bool(mean[0] < mean[1])
     True
     """
-    X, y, eps, dl, lam, kappa, L, _, K = _common(X, y, epsilon, delta, lam, radius, smoothness, "stochastic",
-                                                 iterations)
+    X, y, eps, dl, lam, kappa, L, _, K, _xi = _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness,
+                                                      "stochastic", iterations)
     n, d = X.shape
     A = np.asarray(anchors, dtype=float)
     if A.ndim != 2 or A.shape[1] != d or not np.all(np.isfinite(A)):
@@ -611,10 +643,11 @@ class InexactSweep:
 
 
 def qop_inexact_risk_sweep(
-    X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, tau: float = 1e-6,
-    trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
-    m: int | None = None, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
-    max_iter: int = 5000, calibration: str = "analytic", project: bool = True,
+    X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, feature_bound: float,
+    tau: float = 1e-6, trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8,
+    delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None, alpha1: str = "reference",
+    smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000, calibration: str = "analytic",
+    project: bool = True,
 ) -> InexactSweep:
     """Risk of :func:`qop_inexact` for J configurations (κ_j, θ̃_j, declared η_j) × trials, one batched solve.
 
@@ -643,12 +676,13 @@ def qop_inexact_risk_sweep(
     >>> from dpexplore.erm import interpolation_data
     >>> X, y, t = interpolation_data(60, 5, xi=5.0, rng=0)
     >>> sw = qop_inexact_risk_sweep(X, y, radii=[10.0, 10.0], anchors=[t, t + 0.01], anchor_errors=[0.0, 0.03],
-    ...                             epsilon=1.0, delta=0.01, lam=1.0, trials=2, rng=0)
+    ...                             epsilon=1.0, delta=0.01, lam=1.0, feature_bound=5.0, trials=2, rng=0)
     >>> bool(sw.output_sigma[0] < sw.output_sigma[1]), bool(sw.mean[0] < sw.mean[1])
     (True, True)
     """
     max_iter = check_int(max_iter, "max_iter", low=1)
-    X, y, eps, dl, lam, _, L, _, K = _common(X, y, epsilon, delta, lam, 1.0, smoothness, "deterministic", max_iter)
+    X, y, eps, dl, lam, _, L, _, K, xi = _common(X, y, epsilon, delta, lam, 1.0, feature_bound, smoothness,
+                                                 "deterministic", max_iter)
     n, d = X.shape
     radii = check_vector(radii, "radii")
     if np.any(radii <= 0):
@@ -682,7 +716,8 @@ def qop_inexact_risk_sweep(
     smean, slower, supper = mean_confidence_band(solver_risks, axis=1)
     info = {"sigma2": s2, "m": m_, "alpha": cal["alpha"], "beta": cal["beta"], "tau": cal["tau"],
             "split": cal["split"], "calibration": cal["calibration"], "projected": project,
-            "max_solver_residual": float(np.max(res.residual)), "iterations": res.iterations, "L": L}
+            "max_solver_residual": float(np.max(res.residual)), "iterations": res.iterations, "L": L,
+            "feature_bound": xi}
     return InexactSweep(risks=risks, solver_risks=solver_risks, mean=mean, lower=lower, upper=upper,
                         solver_mean=smean, solver_lower=slower, solver_upper=supper, output_sigma=np.asarray(sig),
                         weight_ratio=np.median((s2 * lmax / (n * L)).reshape(J, T), axis=1), info=info)

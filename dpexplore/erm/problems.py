@@ -20,6 +20,9 @@ __all__ = [
     "smoothness_constant",
     "hessian_rank",
     "gradient_bound",
+    "clip_examples",
+    "box_gradient_bound",
+    "interpolation_label_bound",
     "check_problem",
 ]
 
@@ -44,6 +47,11 @@ def interpolation_data(n: int, d: int, *, xi: float, rng: RNGLike = None):
     """Interpolating least-squares data: rows Gaussian rescaled to ‖x_i‖ = ξ, θ_true ~ N(0, I), y = Xθ_true.
 
     Every per-example loss is minimised by the same θ_true (the interpolation assumption).
+
+    **Public bounds** (what the mechanisms need, fixed before seeing the data): every row has norm
+    exactly ξ, so ``feature_bound=xi`` (smoothness L = ξ²); given a row, its label x_iᵀθ_true is
+    N(0, ξ²) under θ_true's N(0, I) prior, so :func:`interpolation_label_bound` (5ξ) bounds all but
+    a fraction ≈ 6·10⁻⁷ of the labels (LOP clips the rest; only LOP needs a label bound).
 
     Parameters
     ----------
@@ -139,9 +147,9 @@ def objective(X, y, theta, *, lam: float) -> float:
 def smoothness_constant(X) -> float:
     """Per-example smoothness L = max_i ‖x_i‖² (the Hessian of ½(xᵀθ − y)² is x xᵀ).
 
-    This is the exact constant of the given rows. For a private release it must be a **public**
-    bound (here: rows are normalised to ‖x_i‖ = ξ, so L = ξ²). The authors' reference code uses
-    the looser ``L = d ξ²``; pass that explicitly to reproduce its numbers.
+    This is the exact constant of the given rows — a diagnostic computed from the data, **not** a
+    public bound: the mechanisms take ``feature_bound`` ξ instead and use L = ξ² (or a larger public
+    ``smoothness``; the authors' reference code uses ``L = d ξ²``).
 
     Examples
     --------
@@ -163,12 +171,74 @@ def hessian_rank(X=None) -> int:
     return 1
 
 
+def clip_examples(X, y, *, feature_bound: float):
+    """Rescale every example (x_i, y_i) with ‖x_i‖ > ξ = ``feature_bound`` by ξ/‖x_i‖ (both x_i and y_i).
+
+    A per-row map that does not look at the other rows, so neighbouring data sets stay neighbouring
+    and a mechanism run on the clipped rows keeps its DP guarantee with the **public** constants
+    ``L = ξ²``. Scaling the label with the features keeps the interpolation assumption: if
+    x_iᵀθ* = y_i then (c x_i)ᵀθ* = c y_i. Rows inside the bound are returned unchanged.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    feature_bound : float
+        Public bound ξ > 0 on the row norms.
+
+    Returns
+    -------
+    X, y : ndarrays (copies)
+
+    Examples
+    --------
+    >>> Xc, yc = clip_examples([[3.0, 4.0], [0.6, 0.8]], [10.0, 2.0], feature_bound=1.0)
+    >>> Xc.tolist(), yc.tolist()
+    ([[0.6, 0.8], [0.6, 0.8]], [2.0, 2.0])
+    """
+    X, y = check_problem(X, y)
+    xi = check_positive(feature_bound, "feature_bound")
+    norms = np.linalg.norm(X, axis=1)
+    scale = np.where(norms > xi, xi / np.maximum(norms, 1e-300), 1.0)
+    return X * scale[:, None], y * scale
+
+
+def interpolation_label_bound(xi: float) -> float:
+    """Public label bound 5ξ for :func:`interpolation_data` (labels are N(0, ξ²) given a row, z = 5).
+
+    Examples
+    --------
+    >>> interpolation_label_bound(2.0)
+    10.0
+    """
+    return 5.0 * check_positive(xi, "xi")
+
+
+def box_gradient_bound(*, feature_bound: float, label_bound: float, radius: float, d: int) -> float:
+    """Public per-example gradient bound ζ = ξ(√d κ ξ + B) of least squares over the box [standard].
+
+    The largest ‖(xᵀθ − y)x‖ over the public domain ‖x‖ ≤ ξ, |y| ≤ B, ‖θ‖_∞ ≤ κ: it equals
+    max (κ‖x‖₁ + |y|)‖x‖ (:func:`gradient_bound`), attained at x = ξ·s/√d for a sign vector s. It
+    depends on no data, so LOP's noise calibrated to it is data-independent; it grows linearly in κ.
+
+    Examples
+    --------
+    >>> box_gradient_bound(feature_bound=1.0, label_bound=2.0, radius=3.0, d=4)
+    8.0
+    """
+    xi = check_positive(feature_bound, "feature_bound")
+    b = check_positive(label_bound, "label_bound")
+    kappa = check_positive(radius, "radius")
+    d = check_int(d, "d", low=1)
+    return float(xi * (np.sqrt(d) * kappa * xi + b))
+
+
 def gradient_bound(X, y, radius: float) -> float:
     """Largest per-example gradient norm ζ = max_i max_{‖θ‖_∞ ≤ κ} ‖(x_iᵀθ − y_i) x_i‖ = max_i (κ‖x_i‖₁ + |y_i|)‖x_i‖.
 
     Exact over the box (attained at a corner θ = ±κ sign(x_i)). It grows linearly in κ, which
-    is what makes LOP's noise (and risk) grow with the diameter of C. Like
-    :func:`smoothness_constant`, it must be a public bound in a real release.
+    is what makes LOP's noise (and risk) grow with the diameter of C. It is computed from the data
+    (a diagnostic, not private); the mechanisms use the public :func:`box_gradient_bound`.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from dpexplore.erm import (
     compare_mechanisms,
     empirical_risk,
     interpolation_data,
+    interpolation_label_bound,
     noisy_anchor,
     qop_inexact_risk_sweep,
     qop_risk_sweep,
@@ -30,7 +31,8 @@ from .dashboard import Dashboard, Panel
 
 __all__ = ["QuadraticPerturbationDashboard"]
 
-XI = 5.0  # row norm ξ of the interpolation data (as in the reference experiment)
+XI = 5.0  # row norm ξ of the interpolation data (as in the reference experiment): the public feature_bound
+LABEL_BOUND = interpolation_label_bound(XI)  # public label bound 5ξ for LOP (labels are N(0, ξ²) given a row)
 RADII = np.logspace(-2, 3, 7)
 BOUND_DELTAS = (1e-5, 1e-4, 1e-3, 1e-2)
 BOUND_EPS = np.geomspace(0.25, 8.0, 6)
@@ -145,7 +147,8 @@ class QuadraticPerturbationDashboard(Dashboard):
 
     def _kw(self, p) -> dict:
         return dict(epsilon=p["epsilon"], delta=p["delta"], lam=p["lam"], clip=p["clip"], trials=p["trials"],
-                    m=self._m(p), alpha1=p["alpha1"], smoothness=self._L(p), iterations=p["iterations"])
+                    m=self._m(p), alpha1=p["alpha1"], feature_bound=XI, smoothness=self._L(p),
+                    iterations=p["iterations"])
 
     def _anchor(self, p, eta):
         X, y, t = self._data(p)
@@ -162,7 +165,7 @@ class QuadraticPerturbationDashboard(Dashboard):
             X, y, t = self._data(p)
             a = self._anchor(p, p["eta"])
             return compare_mechanisms(X, y, radii=RADII, anchor=a, rng=p["seed"] + 2, anchor_error=self._declared_eta(
-                p, a), tau=TAU, **self._kw(p))
+                p, a), tau=TAU, label_bound=LABEL_BOUND, **self._kw(p))
 
         return self.memo(key, run)
 
@@ -237,7 +240,7 @@ class QuadraticPerturbationDashboard(Dashboard):
             kw = self._kw(p)
             a = self._anchor(p, p["eta"])
             base = compare_mechanisms(X, y, radii=[kappa], anchor=a, rng=p["seed"] + 3, nonprivate=False,
-                                      anchor_error=self._declared_eta(p, a), tau=TAU, **kw)
+                                      anchor_error=self._declared_eta(p, a), tau=TAU, label_bound=LABEL_BOUND, **kw)
             ratio0 = base.info["qop_weight_ratio"]
             anchors = [self._anchor(p, eta) for eta in ETA_GRID]
             anchor_risk = np.array([empirical_risk(X, y, b) for b in anchors])
@@ -305,10 +308,15 @@ class QuadraticPerturbationDashboard(Dashboard):
         "data sets, so the pair is not private at all once that region's mass 1 − e<sup>−c/2</sup> exceeds δ; "
         "the test flags exactly that region. <b>QOP inexact anchor</b>: the exact-solve QOP with anchor error "
         "η (slider above) and all other examples zero: the output is θ̃ exactly on one data set and not on the "
-        "other. Claimed ε: the slider “claimed ε under audit”, δ from the δ slider. The broken variants: LOP "
-        "with its noise σ_b halved; QOP with σ = √σ² used where the variance σ² belongs (a weight ≈ 30 times "
-        "too small). Expect both caught at the defaults (claimed ε = 2, δ = 0.01); the broken LOP only at "
-        "ε ≳ 1.5, the broken QOP only where its exclusive mass clears δ (ε ≳ 1.5 at δ = 0.01). A factor-2 "
+        "other. <b>qop_inexact</b> (the private QOP the panels plot): the same anchor pair with η declared; its "
+        "output noise σ̃ is calibrated to the worst-case move 2βη/α, about 10⁵ times the real move Lη/(L + σ²W), "
+        "so expect ε̂ = 0 and an exact ε of 0 — no pair we know comes near its claim (τ = 10⁻¹² declared, true "
+        "for the d = 1 solve). Claimed ε: the slider “claimed ε under audit”, δ from the δ slider. The broken "
+        "variants: LOP with its noise σ_b halved; QOP with σ = √σ² used where the variance σ² belongs (a weight ≈ "
+        "30 times too small); qop_inexact with the anchor term βη/α dropped from σ̃ (noise for τ only). "
+        "Expect all caught at the defaults (claimed ε = 2, δ = 0.01); the broken LOP only at "
+        "ε ≳ 1.5, the broken QOP only where its exclusive mass clears δ (ε ≳ 1.5 at δ = 0.01), the broken "
+        "qop_inexact whenever the declared τ is small (ε̂ ≈ 8–9 at the defaults, 100 000 runs). A factor-2 "
         "error in QOP's σ² would <i>not</i> be caught: its calibration has that much slack on every pair we "
         "know.")
     audit_runs = (100_000, 400_000)
@@ -329,23 +337,25 @@ class QuadraticPerturbationDashboard(Dashboard):
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
         return (
             "import numpy as np\n"
-            "from dpexplore.erm import interpolation_data, noisy_anchor, compare_mechanisms, qop_inexact, lop, "
-            "lop_clipped\n"
+            "from dpexplore.erm import interpolation_data, interpolation_label_bound, noisy_anchor, "
+            "compare_mechanisms, qop_inexact, lop, lop_clipped\n"
             f"X, y, theta_true = interpolation_data({p['n']}, {p['d']}, xi={XI}, rng={p['seed']})\n"
             f"anchor = noisy_anchor(theta_true, eta={p['eta']!r}, rng={p['seed'] + 1})\n"
             "eta = float(np.linalg.norm(anchor - theta_true))  # the declared anchor accuracy ‖θ̃ − θ*‖\n"
+            f"label_bound = interpolation_label_bound({XI})  # public bounds: ‖x_i‖ <= xi, |y_i| <= 5 xi (clipped)\n"
             f"# panel 1 (κ grid {np.round(RADII, 4).tolist()}); QOP is qop_inexact (output noise for η):\n"
             f"res = compare_mechanisms(X, y, radii=np.logspace(-2, 3, 7), anchor=anchor, rng={p['seed'] + 2}, "
-            f"anchor_error=eta, tau={TAU!r}, {args})\n"
+            f"anchor_error=eta, tau={TAU!r}, label_bound=label_bound, {args})\n"
             "print(res.mean)\n"
             "# one release of each mechanism at the κ of panel 3:\n"
             f"q = qop_inexact(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, "
             f"radius={p['kappa']!r}, anchor=anchor, tau={TAU!r}, eta=eta, m={kw['m']}, alpha1={p['alpha1']!r}, "
-            f"smoothness={kw['smoothness']!r}, project=True, rng={p['seed']})\n"
+            f"feature_bound={XI}, smoothness={kw['smoothness']!r}, project=True, rng={p['seed']})\n"
             f"l = lop(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, radius={p['kappa']!r}, "
-            f"smoothness={kw['smoothness']!r}, iterations={p['iterations']}, rng={p['seed']})\n"
+            f"feature_bound={XI}, label_bound=label_bound, smoothness={kw['smoothness']!r}, "
+            f"iterations={p['iterations']}, rng={p['seed']})\n"
             f"c = lop_clipped(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, "
-            f"radius={p['kappa']!r}, clip={p['clip']!r}, smoothness={kw['smoothness']!r}, "
+            f"radius={p['kappa']!r}, clip={p['clip']!r}, feature_bound={XI}, smoothness={kw['smoothness']!r}, "
             f"iterations={p['iterations']}, rng={p['seed']})\n"
         )
 

@@ -65,8 +65,11 @@ def test_lop_worst_pair_respects_the_public_bounds_and_attains_2zeta():
 
 def test_broken_lop_release_halves_the_noise():
     X0, y0, _, _, _ = A.lop_worst_case_pair()
-    r = A.broken_lop(X0, y0, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, smoothness=1.0, grad_bound=1.0, rng=0)
-    assert r.diagnostics["noise_sigma"] == pytest.approx(lop_noise_scale(1.0, 1e-3, 1.0) / 2)
+    # the pair's public bounds: ξ = x_small = 0.01, B = |y| of the changed row, so ζ = ξ(κξ + B) = 1 (to 1e-9)
+    r = A.broken_lop(X0, y0, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, smoothness=1.0, feature_bound=0.01,
+                     label_bound=float(np.abs(y0).max()), rng=0)
+    assert r.diagnostics["grad_bound"] == pytest.approx(1.0, rel=1e-8)
+    assert r.diagnostics["noise_sigma"] == pytest.approx(lop_noise_scale(1.0, 1e-3, 1.0) / 2, rel=1e-8)
     assert r.mechanism.startswith("BROKEN") and r.epsilon == 1.0
 
 
@@ -199,3 +202,55 @@ def test_audit_erm_dispatches_every_mechanism():
         assert a.claimed_epsilon == 2.0 and a.delta == 0.01
     with pytest.raises(ValueError, match="mechanism"):
         A.audit_erm("DP-SGD", epsilon=1.0, delta=0.01)
+
+
+# -- qop_inexact (inexact anchor + Gaussian output noise) on the anchor pair --------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_correct_qop_inexact_is_not_refuted_at_the_default_run_count(seed):
+    a = A.audit_qop_inexact(epsilon=2.0, delta=0.01, runs=DEFAULT_RUNS, rng=seed)
+    assert not a.violation and a.epsilon_lower <= a.claimed_epsilon
+    # the pair is provably (gdp_epsilon(η/σ̃, δ), δ)-DP, far below the claim: the calibration's slack
+    assert a.exact_epsilon <= a.details["epsilon_upper"] + 1e-9 and a.details["epsilon_upper"] < 0.01
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_broken_qop_inexact_is_caught_at_the_default_run_count(seed):
+    a = A.audit_qop_inexact(epsilon=2.0, delta=0.01, broken=True, runs=DEFAULT_RUNS, rng=seed)
+    assert a.mechanism.startswith("BROKEN (anchor term") and a.violation and a.statistical.violation
+    assert a.epsilon_lower > a.claimed_epsilon and a.exact_epsilon > 100 * a.claimed_epsilon
+    assert a.details["output_sigma"] < 1e-6 * a.details["correct_output_sigma"]
+
+
+def test_broken_qop_inexact_hides_behind_a_large_declared_tau():
+    """With τ = 10⁻⁶ the solver-noise alone covers the anchor's move at η = 0.1: not refutable on this pair."""
+    a = A.audit_qop_inexact(epsilon=2.0, delta=0.01, broken=True, tau=1e-6, runs=2000, rng=0)
+    assert a.exact_epsilon <= a.claimed_epsilon and not a.violation
+
+
+def test_qop_inexact_pair_exact_epsilon_limits():
+    # σ² → 0: every W moves the solution by ≈ η, the pair is the Gaussian mechanism with μ = η/σ̃
+    e = A.qop_inexact_pair_exact_epsilon(eta=1.0, smoothness=1.0, sigma2=1e-9, m=2, output_sigma=0.5, delta=0.01)
+    assert e == pytest.approx(gdp_epsilon(2.0, 0.01), rel=1e-3)
+    # a mixture of smaller shifts is never worse than the largest one (joint convexity), and no noise is ∞
+    e = A.qop_inexact_pair_exact_epsilon(eta=1.0, smoothness=1.0, sigma2=1.0, m=2, output_sigma=0.2, delta=0.01)
+    assert 0 < e <= gdp_epsilon(5.0, 0.01)
+    assert math.isinf(A.qop_inexact_pair_exact_epsilon(eta=0.1, smoothness=1.0, sigma2=1.0, m=2, output_sigma=0.0,
+                                                       delta=0.01))
+
+
+def test_qop_inexact_audit_uses_the_mechanisms_calibration_and_a_true_tau():
+    """σ̃ and σ² are qop_inexact's own; the declared τ = 1e-12 holds for the batched solver (closed form in d = 1)."""
+    from dpexplore.erm import qop_inexact
+
+    a = A.audit_qop_inexact(epsilon=2.0, delta=0.01, runs=200, rng=0)
+    X0, y0, X1, y1 = A.qop_anchor_pair()
+    r = qop_inexact(X1, y1, epsilon=2.0, delta=0.01, lam=0.0, radius=10.0, anchor=[0.9], tau=1e-12, eta=0.1,
+                    feature_bound=1.0, m=2, rng=0)
+    assert r.diagnostics["output_sigma"] == a.details["output_sigma"] and r.diagnostics["sigma2"] == a.details["sigma2"]
+    s2 = a.details["sigma2"]
+    W = A._wishart(1, 2, 5000, np.random.default_rng(1))
+    th = A._qop_solve(X1, y1, 0.9, s2, W, 0.0, 10.0)
+    w = W[:, 0, 0]
+    exact = 0.9 + 0.1 / (1.0 + s2 * w)  # θ̃ + Lη/(L + σ²W)
+    subopt = 0.5 * (1.0 + s2 * w) * (th - exact) ** 2  # J(θ̂) − J(θ*) of the 1-d quadratic
+    assert np.max(subopt) <= 1e-12

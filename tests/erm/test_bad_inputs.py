@@ -50,16 +50,21 @@ KINDS = {**BAD, "matrix": BAD_MATRIX, "vector": BAD_VECTOR, "labels": BAD_LABELS
          "real": BAD_REAL, "matrix_alone": BAD_MATRIX_ALONE,
          "share": BAD_SHARE, "nonneg": BAD_NONNEG}
 
-QOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, iterations=50, rng=0)
-QIN = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, tau=1e-6, eta=1e-2, max_iter=50, rng=0)
-LOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, iterations=50, rng=0)
+QOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, iterations=50, feature_bound=1.0, rng=0)
+QIN = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, tau=1e-6, eta=1e-2, max_iter=50,
+           feature_bound=1.0, rng=0)
+LOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, iterations=50, feature_bound=1.0, label_bound=5.0, rng=0)
+LOPC = {k: v for k, v in LOP.items() if k != "label_bound"}  # clipped LOP needs no label bound
 CMP = dict(radii=[0.1, 1.0], epsilon=1.0, delta=1e-2, lam=0.1, anchor=ANCHOR, clip=10.0, trials=1, iterations=30,
-           rng=0, nonprivate=False)
+           rng=0, nonprivate=False, feature_bound=1.0, label_bound=5.0)
 SWP = dict(radius=1.0, anchors=[ANCHOR], weight_scales=[1.0], epsilon=1.0, delta=1e-2, lam=0.1, trials=1,
-           iterations=30, rng=0)
+           iterations=30, feature_bound=1.0, rng=0)
+ISW = dict(radii=[1.0], anchors=[ANCHOR], anchor_errors=[0.01], epsilon=1.0, delta=1e-2, lam=0.1, trials=1,
+           max_iter=30, feature_bound=1.0, rng=0)
 CAL = dict(L=1.0, d=3, m=6)
 CONSTS = dict(L=1.0, n=10, d=4, D=1.0)
 AUD = dict(epsilon=2.0, delta=0.01, runs=100, rng=0)
+QIP = dict(eta=0.1, smoothness=1.0, sigma2=3e3, m=2, output_sigma=1.0, delta=0.01, nodes=50, grid=50)
 
 CASES = [
     # problems
@@ -73,6 +78,12 @@ CASES = [
     ("objective.lam", E.objective, (X, Y, T), {"lam": 0.1}, "lam", "nonneg"),
     ("gradient_bound.radius", E.gradient_bound, (X, Y), {"radius": 1.0}, "radius", "positive"),
     ("smoothness_constant.X", E.smoothness_constant, (), {"X": X}, "X", "matrix_alone"),
+    ("clip_examples.feature_bound", E.clip_examples, (X, Y), {"feature_bound": 1.0}, "feature_bound", "positive"),
+    ("clip_examples.X", E.clip_examples, (), {"X": X, "y": Y, "feature_bound": 1.0}, "X", "matrix"),
+    *[(f"box_gradient_bound.{k}", E.box_gradient_bound, (), {"feature_bound": 1.0, "label_bound": 2.0, "radius": 1.0,
+                                                              "d": 3}, k, kind) for k, kind in (
+        ("feature_bound", "positive"), ("label_bound", "positive"), ("radius", "positive"), ("d", "count"))],
+    ("interpolation_label_bound.xi", E.interpolation_label_bound, (), {"xi": 1.0}, "xi", "positive"),
     # solvers
     ("stochastic_tos.step", E.stochastic_tos, (X, Y), {"lam": 0.1, "radius": 1.0, "step": 0.1, "iterations": 5},
      "step", "scalar_positive"),
@@ -89,21 +100,27 @@ CASES = [
     *[(f"qop.{k}", E.qop, (X, Y), QOP, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("lam", "nonneg"), ("radius", "positive"), ("anchor", "vector"),
         ("delta3_share", "share"), ("iterations", "count"), ("alpha1", "choice"), ("solver", "choice"),
-        ("smoothness", "optional"), ("rho", "positive"), ("m", "count_not_none"))],
+        ("smoothness", "optional"), ("rho", "positive"), ("m", "count_not_none"), ("feature_bound", "positive"))],
     *[(f"qop_inexact.{k}", E.qop_inexact, (X, Y), QIN, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("tau", "nonneg"), ("eta", "nonneg"), ("anchor", "vector"),
-        ("epsilon1_share", "share"), ("calibration", "choice"), ("max_iter", "count"))],
+        ("epsilon1_share", "share"), ("calibration", "choice"), ("max_iter", "count"), ("feature_bound", "positive"),
+        ("smoothness", "optional"))],
     *[(f"lop.{k}", E.lop, (X, Y), LOP, k, kind) for k, kind in (
-        ("epsilon", "positive"), ("delta", "delta"), ("radius", "positive"), ("grad_bound", "optional"),
-        ("iterations", "count"), ("solver", "choice"))],
-    ("lop_clipped.clip", E.lop_clipped, (X, Y), {**LOP, "clip": 1.0}, "clip", "positive"),
+        ("epsilon", "positive"), ("delta", "delta"), ("radius", "positive"), ("feature_bound", "positive"),
+        ("label_bound", "positive"), ("smoothness", "optional"), ("iterations", "count"), ("solver", "choice"))],
+    ("lop_clipped.clip", E.lop_clipped, (X, Y), {**LOPC, "clip": 1.0}, "clip", "positive"),
+    ("lop_clipped.feature_bound", E.lop_clipped, (X, Y), {**LOPC, "clip": 1.0}, "feature_bound", "positive"),
     ("qop.X", E.qop, (), {**QOP, "X": X, "y": Y}, "X", "matrix"),
     ("lop.y", E.lop, (), {**LOP, "X": X, "y": Y}, "y", "labels"),
     *[(f"compare_mechanisms.{k}", E.compare_mechanisms, (X, Y), CMP, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("trials", "count"), ("clip", "positive"),
-        ("weight_scale", "positive"), ("anchor", "vector"))],
+        ("weight_scale", "positive"), ("anchor", "vector"), ("feature_bound", "positive"),
+        ("label_bound", "positive"))],
     *[(f"qop_risk_sweep.{k}", E.qop_risk_sweep, (X, Y), SWP, k, kind) for k, kind in (
-        ("epsilon", "positive"), ("radius", "positive"), ("trials", "count"), ("delta", "delta"))],
+        ("epsilon", "positive"), ("radius", "positive"), ("trials", "count"), ("delta", "delta"),
+        ("feature_bound", "positive"))],
+    *[(f"qop_inexact_risk_sweep.{k}", E.qop_inexact_risk_sweep, (X, Y), ISW, k, kind) for k, kind in (
+        ("feature_bound", "positive"), ("epsilon", "positive"))],
     # calibration
     ("wishart_alpha.delta3", E.wishart_alpha, (), {"delta3": 1e-3, "d": 3, "m": 6}, "delta3", "delta"),
     ("wishart_alpha.d", E.wishart_alpha, (), {"delta3": 1e-3, "d": 3, "m": 6}, "d", "count"),
@@ -137,6 +154,13 @@ CASES = [
     *[(f"audit_qop.{k}", A.audit_qop, (), AUD, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("runs", "count2"), ("anchor_error", "nonneg"), ("m", "count"),
         ("lam", "nonneg"), ("delta3_share", "share"))],
+    *[(f"audit_qop_inexact.{k}", A.audit_qop_inexact, (), AUD, k, kind) for k, kind in (
+        ("epsilon", "positive"), ("delta", "delta"), ("runs", "count2"), ("anchor_error", "positive"),
+        ("tau", "nonneg"), ("m", "count"), ("epsilon1_share", "share"))],
+    *[(f"qop_inexact_pair_exact_epsilon.{k}", A.qop_inexact_pair_exact_epsilon, (), QIP, k, kind) for k, kind in (
+        ("eta", "positive"), ("sigma2", "positive"), ("output_sigma", "nonneg"), ("delta", "delta"))],
+    ("broken_qop_output_sigma.bug", A.broken_qop_output_sigma, (1e-12, 0.1),
+     {"epsilon2": 0.4, "delta2": 2e-3, "alpha": 4e-3, "sigma2": 3e3, "beta": 40.0}, "bug", "choice"),
     ("audit_erm.mechanism", A.audit_erm, (), {"mechanism": "LOP", **AUD}, "mechanism", "choice"),
     ("lop_worst_case_pair.grad_bound", A.lop_worst_case_pair, (), {"grad_bound": 1.0}, "grad_bound", "positive"),
     ("lop_worst_case_pair.x_small", A.lop_worst_case_pair, (), {"x_small": 0.01}, "x_small", "positive"),
@@ -150,6 +174,7 @@ CASES = [
                                                                           "delta": 0.01}, "noise_sigma", "positive"),
     ("broken_qop_sigma2.bug", A.broken_qop_sigma2, (1.0, 5e-3, 5e-3), {"L": 1.0, "d": 1, "m": 2}, "bug", "choice"),
     ("broken_lop.epsilon", A.broken_lop, (X, Y), {**LOP, "smoothness": 1.0}, "epsilon", "positive"),
+    ("broken_lop.label_bound", A.broken_lop, (X, Y), LOP, "label_bound", "positive"),
 ]
 
 
@@ -183,19 +208,23 @@ def test_tiny_delta_and_extreme_epsilon_calibrations_stay_finite_or_say_so():
 
 def test_mechanisms_raise_when_the_qop_calibration_is_undefined():
     with pytest.raises(ValueError, match="increase m|delta"):
-        E.qop(X, Y, epsilon=1.0, delta=1e-300, lam=0.1, radius=5.0, anchor=ANCHOR, m=3, iterations=5, rng=0)
+        E.qop(X, Y, epsilon=1.0, delta=1e-300, lam=0.1, radius=5.0, anchor=ANCHOR, m=3, iterations=5, feature_bound=1.0,
+              rng=0)
 
 
 def test_huge_and_degenerate_problems_stay_finite():
-    Xz = np.zeros((6, 2))  # all-zero features: L = 0 is not a valid smoothness constant
-    with pytest.raises(ValueError, match="smoothness"):
-        E.lop(Xz, np.zeros(6), epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, iterations=5, rng=0)
-    r = E.lop(X, Y, epsilon=1e-6, delta=1e-3, lam=0.1, radius=1e6, iterations=20, rng=0)  # saturates the box
+    Xz = np.zeros((6, 2))  # all-zero features: fine, the constants come from the public bounds
+    z = E.lop(Xz, np.zeros(6), epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, iterations=5, rng=0, feature_bound=1.0,
+              label_bound=1.0)
+    assert z.diagnostics["L"] == 1.0 and np.all(np.isfinite(z.theta))
+    pb = dict(feature_bound=1.0, label_bound=5.0)
+    r = E.lop(X, Y, epsilon=1e-6, delta=1e-3, lam=0.1, radius=1e6, iterations=20, rng=0, **pb)  # saturates the box
     assert np.all(np.isfinite(r.theta)) and np.all(np.abs(r.theta) <= 1e6)
-    q = E.qop(X, Y, epsilon=50.0, delta=0.5, lam=0.0, radius=1e3, anchor=ANCHOR, iterations=20, rng=0)
+    q = E.qop(X, Y, epsilon=50.0, delta=0.5, lam=0.0, radius=1e3, anchor=ANCHOR, iterations=20, rng=0,
+              feature_bound=1.0)
     assert np.all(np.isfinite(q.theta))
     Xb, Yb, _ = E.interpolation_data(20000, 2, xi=1.0, rng=1)  # huge n
-    r = E.lop(Xb, Yb, epsilon=1.0, delta=1e-3, lam=0.0, radius=10.0, iterations=20, rng=0)
+    r = E.lop(Xb, Yb, epsilon=1.0, delta=1e-3, lam=0.0, radius=10.0, iterations=20, rng=0, **pb)
     assert np.all(np.isfinite(r.theta))
 
 

@@ -97,3 +97,19 @@ def test_broken_qop_toggle_is_caught_at_the_defaults():
     assert bad.mechanism.startswith("BROKEN (σ used for σ²)") and bad.violation
     assert bad.epsilon_lower > bad.claimed_epsilon and bad.exact_epsilon == float("inf")
     assert "Claim refuted" in b.audit_panel.result.value
+
+
+def test_qop_inexact_is_in_the_audit_selector_and_its_broken_variant_is_caught_at_the_defaults():
+    """The plotted mechanism can be audited: correct qop_inexact not refuted, η term dropped refuted (defaults)."""
+    b = QuadraticPerturbationDashboard(query_string=SMALL + "&audit=qop_inexact")
+    assert "qop_inexact" in [v for _, v in b.widgets["audit"].options]
+    assert b.params()["audit_epsilon"] == 2.0 and b.params()["delta"] == 0.01 and b.params()["eta"] == 0.1
+    assert b.audit_panel.runs.value == b.audit_runs[0] == 100_000
+    b.audit_panel.start(wait=True)
+    good = b.audit_panel.report
+    assert good.mechanism.startswith("qop_inexact") and not good.violation and good.exact_epsilon == 0.0
+    b.audit_panel.broken.value = True
+    b.audit_panel.start(wait=True)
+    bad = b.audit_panel.report
+    assert bad.mechanism.startswith("BROKEN (anchor term") and bad.violation
+    assert bad.epsilon_lower > bad.claimed_epsilon and "Claim refuted" in b.audit_panel.result.value

@@ -7,10 +7,12 @@ import pytest
 from scipy import stats
 
 from dpexplore.erm import (
+    box_gradient_bound,
     compare_mechanisms,
     empirical_risk,
     gradient_bound,
     interpolation_data,
+    interpolation_label_bound,
     lop,
     lop_clipped,
     lop_noise_scale,
@@ -22,6 +24,10 @@ from dpexplore.erm import (
     reference_solve,
     wishart_alpha,
 )
+
+FB = 2.0  # public feature bound ξ of the fixture's rows
+PB = dict(feature_bound=FB)
+LB = dict(feature_bound=FB, label_bound=interpolation_label_bound(FB))
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +43,11 @@ def test_data_interpolates_and_rows_normalised():
 
 def test_budget_accounting(data):
     X, y, t = data
-    q = qop(X, y, epsilon=0.7, delta=1e-4, lam=0.1, radius=2.0, anchor=t, rng=0, delta3_share=0.1)
+    q = qop(X, y, epsilon=0.7, delta=1e-4, lam=0.1, radius=2.0, anchor=t, rng=0, delta3_share=0.1, **PB)
     assert (q.epsilon, q.delta) == (0.7, 1e-4)
     assert q.split["delta1"] + q.split["delta3"] == pytest.approx(1e-4) and q.split["delta3"] == pytest.approx(1e-5)
     assert q.diagnostics["sigma2"] == pytest.approx(qop_sigma2(0.7, 9e-5, 1e-5, L=q.diagnostics["L"], d=8, m=16))
-    r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, tau=1e-6, eta=1e-3, rng=0,
+    r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, tau=1e-6, eta=1e-3, rng=0, **PB,
                     epsilon1_share=0.6, delta_shares=(0.1, 0.2, 0.3, 0.4))
     s = r.split
     assert s["epsilon1"] + s["epsilon2"] == pytest.approx(1.0)
@@ -51,13 +57,15 @@ def test_budget_accounting(data):
 def test_lop_noise_grows_linearly_with_radius(data):
     X, y, t = data
     radii = (1e3, 1e4, 1e5)
-    sig = [lop(X, y, epsilon=1.0, delta=1e-3, lam=0.0, radius=k, rng=0, iterations=10).diagnostics["noise_sigma"]
-           for k in radii]
+    sig = [lop(X, y, epsilon=1.0, delta=1e-3, lam=0.0, radius=k, rng=0, iterations=10, **LB).diagnostics[
+        "noise_sigma"] for k in radii]
     for k, s in zip(radii, sig):
-        assert s == pytest.approx(lop_noise_scale(1.0, 1e-3, gradient_bound(X, y, k)), rel=1e-12)
-    # ζ(κ) = max_i (κ‖x_i‖₁ + |y_i|)‖x_i‖ is affine in κ for large κ: equal increments per decade × 10
+        zeta = box_gradient_bound(radius=k, d=8, **LB)
+        assert zeta >= gradient_bound(X, y, k)  # the public bound covers the data's own maximum
+        assert s == pytest.approx(lop_noise_scale(1.0, 1e-3, zeta), rel=1e-12)
+    # ζ(κ) = ξ(√d κ ξ + B) is affine in κ: equal increments per decade × 10
     assert (sig[2] - sig[1]) / (sig[1] - sig[0]) == pytest.approx(10.0, rel=1e-9)
-    c = lop_clipped(X, y, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, clip=3.0, rng=0)
+    c = lop_clipped(X, y, epsilon=1.0, delta=1e-3, lam=0.0, radius=100.0, clip=3.0, rng=0, **PB)
     assert c.diagnostics["noise_sigma"] == pytest.approx(lop_noise_scale(1.0, 1e-3, 3.0))
 
 
@@ -74,12 +82,13 @@ def test_huge_epsilon_gives_the_nonprivate_solution(data):
     X, y, _ = data
     target = reference_solve(X, y, lam=0.5, radius=0.5).theta
     for res in (lop(X, y, epsilon=1e14, delta=1e-3, lam=0.5, radius=0.5, rng=0, solver="deterministic",
-                    iterations=20000),
+                    iterations=20000, **LB),
                 lop_clipped(X, y, epsilon=1e14, delta=1e-3, lam=0.5, radius=0.5, clip=1e3, rng=0,
-                            solver="deterministic", iterations=20000)):
+                            solver="deterministic", iterations=20000, **PB)):
         assert np.max(np.abs(res.theta - target)) < 1e-5, res.mechanism
     # and at ordinary ε they are far from it
-    far = lop(X, y, epsilon=0.5, delta=1e-3, lam=0.5, radius=0.5, rng=0, solver="deterministic", iterations=20000)
+    far = lop(X, y, epsilon=0.5, delta=1e-3, lam=0.5, radius=0.5, rng=0, solver="deterministic", iterations=20000,
+              **LB)
     assert np.max(np.abs(far.theta - target)) > 0.1
 
 
@@ -87,7 +96,7 @@ def test_qop_returns_the_anchor_when_the_quadratic_dominates(data):
     X, y, t = data
     a = noisy_anchor(t, eta=0.3, rng=1)
     res = qop(X, y, epsilon=0.5, delta=1e-3, lam=0.0, radius=100.0, anchor=a, rng=0, solver="deterministic",
-              iterations=20000)
+              iterations=20000, **PB)
     # unconstrained optimality: (XᵀX + σ²W)(θ − θ̃) = −XᵀX(θ̃ − θ*), so
     # ‖θ − θ̃‖ ≤ ‖X‖² ‖θ̃ − θ*‖ / (σ² λ_min(W)): QOP returns about the anchor when σ²λ_min(W) ≫ ‖X‖²
     dg = res.diagnostics
@@ -99,7 +108,7 @@ def test_qop_returns_the_anchor_when_the_quadratic_dominates(data):
 def test_inexact_output_noise_matches_its_formula(data):
     X, y, t = data
     kw = dict(epsilon=0.8, delta=1e-3, lam=0.1, radius=3.0, anchor=t, tau=1e-4, eta=2e-3,
-              epsilon1_share=0.5, delta_shares=(0.25, 0.25, 0.25, 0.25), calibration="paper", max_iter=300)
+              epsilon1_share=0.5, delta_shares=(0.25, 0.25, 0.25, 0.25), calibration="paper", max_iter=300, **PB)
     diffs, sig = [], None
     for s in range(25):
         r = qop_inexact(X, y, rng=s, **kw)
@@ -122,15 +131,15 @@ def test_inexact_output_noise_matches_its_formula(data):
 def test_validation(data):
     X, y, t = data
     with pytest.raises(ValueError, match=r"^epsilon must be a finite number > 0; got -1$"):
-        qop(X, y, epsilon=-1, delta=1e-3, lam=0.1, radius=1.0, anchor=t)
+        qop(X, y, epsilon=-1, delta=1e-3, lam=0.1, radius=1.0, anchor=t, **PB)
     with pytest.raises(ValueError, match=r"anchor must have 8 entries; got 3"):
-        qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=[1, 2, 3])
+        qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=[1, 2, 3], **PB)
     with pytest.raises(ValueError, match=r"^clip must be a finite number > 0; got 0$"):
-        lop_clipped(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, clip=0)
+        lop_clipped(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, clip=0, **PB)
     with pytest.raises(ValueError, match=r"^m must be an integer >= 8; got 4$"):
-        qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=t, m=4)
+        qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=t, m=4, **PB)
     with pytest.raises(ValueError, match=r"solver must be one of"):
-        lop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, solver="adam")
+        lop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, solver="adam", **LB)
 
 
 @pytest.mark.slow
@@ -141,7 +150,8 @@ def test_f2_comparison_shape():
     a = noisy_anchor(t, eta=0.1, rng=1)
     radii = np.array([0.01, 1.0, 10.0, 100.0, 1000.0])
     c = compare_mechanisms(X, y, radii=radii, epsilon=0.5, delta=0.01, lam=1.0, anchor=a, clip=1e4, trials=3,
-                           rng=0, smoothness=100 * 25.0, nonprivate=False)
+                           rng=0, feature_bound=5.0, label_bound=interpolation_label_bound(5.0),
+                           smoothness=100 * 25.0, nonprivate=False)
     lop_, clip_, qop_ = c.mean["LOP"], c.mean["clipped LOP"], c.mean["QOP"]
     base = 0.5 * np.mean(y * y)  # risk of θ = 0: what every mechanism gives at κ = 0.01
     for v in (lop_, clip_, qop_):
@@ -160,13 +170,14 @@ def test_inexact_sweep_uses_qop_inexacts_calibration_and_projects():
     a = t + 0.05
     eta = float(np.linalg.norm(a - t))
     sw = qop_inexact_risk_sweep(X, y, radii=[2.0, 2.0], anchors=[a, t], anchor_errors=[eta, 0.0], epsilon=1.0,
-                                delta=0.01, lam=1.0, tau=1e-6, trials=4, rng=0, smoothness=25.0)
+                                delta=0.01, lam=1.0, tau=1e-6, trials=4, rng=0, smoothness=25.0,
+                                feature_bound=5.0)
     one = qop_inexact(X, y, epsilon=1.0, delta=0.01, lam=1.0, radius=2.0, anchor=a, tau=1e-6, eta=eta, rng=0,
-                      smoothness=25.0, project=True)
+                      smoothness=25.0, project=True, feature_bound=5.0)
     assert sw.output_sigma[0] == pytest.approx(one.diagnostics["output_sigma"])
     assert sw.info["sigma2"] == pytest.approx(one.diagnostics["sigma2"])
     assert np.all(np.abs(one.theta) <= 2.0) and sw.output_sigma[1] < sw.output_sigma[0]
     assert np.all(sw.mean >= 0) and sw.info["max_solver_residual"] < 1e-8
     with pytest.raises(ValueError, match="weight_scale"):
         compare_mechanisms(X, y, radii=[1.0], epsilon=1.0, delta=0.01, lam=1.0, anchor=a, clip=10.0, trials=1,
-                           rng=0, anchor_error=eta, weight_scale=0.5)
+                           rng=0, anchor_error=eta, weight_scale=0.5, feature_bound=5.0, mechanisms=("QOP",))
