@@ -378,7 +378,7 @@ def broken_randomized_response_graph(adjacency, *, epsilon0: float, rng: RNGLike
 
 
 def broken_matrix_shuffle(adjacency, *, epsilon: float | None = None, delta: float, epsilon0: float | None = None,
-                          accountant: Accountant = "fmt21_numerical", rng: RNGLike = None) -> MatrixShuffleResult:
+                          accountant: Accountant = "none", rng: RNGLike = None) -> MatrixShuffleResult:
     """BROKEN on purpose: matrix shuffling whose randomized response uses 2ε0 while the accountant is told ε0.
 
     ε0 is chosen as in :func:`~.mechanisms.matrix_shuffle` and the result reports that ε0 and its
@@ -485,7 +485,7 @@ def exact_audit_randomized_response(epsilon0: float, *, delta: float = 0.0, brok
 
 
 def exact_audit_matrix_shuffle(n: int, *, epsilon0: float, delta: float,
-                               accountant: Accountant = "fmt21_numerical", broken: bool = False) -> ExactAudit:
+                               accountant: Accountant = "none", broken: bool = False) -> ExactAudit:
     """Exact ε of matrix shuffling on :func:`worst_case_edge_pair` at n vertices vs the accountant's claim.
 
     Claim: ``shuffle_epsilon(ε0, n, δ, accountant=...)``. Exact: the privacy curve of
@@ -612,7 +612,7 @@ def audit_randomized_response(*, epsilon0: float, runs: int = 200_000, delta: fl
 
 
 def audit_matrix_shuffle(n: int, *, delta: float, epsilon: float | None = None, epsilon0: float | None = None,
-                         accountant: Accountant = "fmt21_numerical", broken: bool = False) -> SpectralAudit:
+                         accountant: Accountant = "none", broken: bool = False) -> SpectralAudit:
     """Exact audit of matrix shuffling at n vertices on the empty graph vs one edge.
 
     Give the target ``epsilon`` (ε0 then comes from the accountant, as in
@@ -641,7 +641,7 @@ def audit_matrix_shuffle(n: int, *, delta: float, epsilon: float | None = None, 
 
 
 def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = None, epsilon0: float | None = None,
-                              accountant: Accountant = "fmt21_numerical", broken: bool = False, runs: int = 2000,
+                              accountant: Accountant = "none", broken: bool = False, runs: int = 2000,
                               confidence: float = 0.95, rng: RNGLike = None,
                               progress: _Progress = None) -> SpectralAudit:
     """Black-box audit of matrix shuffling on :func:`hub_edge_pair`: the pair that refutes amplification.
@@ -675,10 +675,10 @@ def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = N
 
     Examples
     --------
-    >>> a = audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, rng=0)
+    >>> a = audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, accountant="fmt21_numerical", rng=0)
     >>> a.claimed_epsilon < 1.0 + 1e-6 < a.epsilon_lower, a.violation
     (True, True)
-    >>> audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, accountant="none", rng=0).violation
+    >>> audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, rng=0).violation  # accountant="none"
     False
     """
     n = check_int(n, "n", low=4)

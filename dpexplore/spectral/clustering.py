@@ -199,7 +199,7 @@ def private_spectral_clustering(
     mechanism: str,
     epsilon: float,
     delta: float,
-    accountant: Accountant = "fmt21_numerical",
+    accountant: Accountant = "none",
     iterations: int = 10,
     n_init: int = 4,
     rng: RNGLike = None,
@@ -359,7 +359,7 @@ def estimate_k(
     delta: float,
     k_max: int,
     method: str = "gap",
-    accountant: Accountant = "fmt21_numerical",
+    accountant: Accountant = "none",
     rng: RNGLike = None,
 ) -> KEstimate:
     """Private estimate of the number of clusters from a matrix-shuffling release.

@@ -192,7 +192,7 @@ def matrix_shuffle(
     epsilon: float | None = None,
     delta: float,
     epsilon0: float | None = None,
-    accountant: Accountant = "fmt21_numerical",
+    accountant: Accountant = "none",
     rng: RNGLike = None,
 ) -> MatrixShuffleResult:
     """Matrix shuffling: randomized response on every pair, then a uniformly random vertex relabelling.
@@ -228,9 +228,12 @@ def matrix_shuffle(
     --------
     >>> from dpexplore.spectral import sbm
     >>> A, _ = sbm(60, 2, 0.5, 0.1, rng=0)
-    >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, rng=0)
-    >>> r.matrix.shape, r.epsilon <= 1.0 < r.epsilon0
-    ((60, 60), True)
+    >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, rng=0)  # sound accounting: ε0 = ε
+    >>> r.matrix.shape, r.epsilon0, r.accountant
+    ((60, 60), 1.0, 'none')
+    >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, accountant="fmt21_numerical", rng=0)  # the paper's claim
+    >>> r.epsilon <= 1.0 < r.epsilon0
+    True
     """
     adj = check_adjacency(adjacency, "adjacency")
     n = adj.shape[0]

@@ -131,9 +131,13 @@ def test_matrix_shuffle_permutation_and_limit():
 
 def test_matrix_shuffle_spends_what_the_accountant_says():
     A, _ = sbm(200, 2, 0.4, 0.1, rng=0)
-    r = matrix_shuffle(A, epsilon=1.0, delta=1e-5, rng=0)
-    assert r.epsilon <= 1.0 + 1e-9 and r.epsilon0 > 1.0
-    assert r.epsilon == pytest.approx(shuffle_epsilon(r.epsilon0, 200, 1e-5), abs=1e-12)
+    r = matrix_shuffle(A, epsilon=1.0, delta=1e-5, accountant="fmt21_numerical", rng=0)
+    assert r.epsilon <= 1.0 + 1e-9 and r.epsilon0 > 1.0 and r.accountant == "fmt21_numerical"
+    assert r.epsilon == pytest.approx(shuffle_epsilon(r.epsilon0, 200, 1e-5, accountant="fmt21_numerical"),
+                                      abs=1e-12)
+    # the default is the sound accounting: no amplification, ε = ε0
+    d = matrix_shuffle(A, epsilon=1.0, delta=1e-5, rng=0)
+    assert d.accountant == "none" and d.epsilon == d.epsilon0 == 1.0
 
 
 def test_shuffle_epsilon0_matches_core_inverse():
