@@ -413,6 +413,16 @@ def _cancelled(conf, runs, claimed, t0):
                             time.perf_counter() - t0, cancelled=True)
 
 
+def _statistical(sample, runs, gen, progress, chunk, delta, conf, claimed, t0) -> StatisticalAudit:
+    """Run ``sample`` in chunks and turn the scores into a Clopper–Pearson audit (or a cancelled one)."""
+    scores = _run_chunked(sample, runs, gen, progress, chunk)
+    if scores is None:
+        return _cancelled(conf, runs, claimed, t0)
+    st = audit_from_scores(*scores, delta=delta, confidence=conf, claimed_epsilon=claimed)
+    return StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
+                            st.false_negative_rate, claimed, st.violation, time.perf_counter() - t0)
+
+
 def audit_lop(
     *, epsilon: float, delta: float, clipped: bool = False, broken: bool = False, runs: int = 40_000,
     grad_bound: float = 1.0, smoothness: float = 1.0, radius: float = 100.0, n: int = 5,
@@ -482,13 +492,7 @@ def audit_lop(
 
     t0 = time.perf_counter()
     name = ("BROKEN (σ_b halved) " if broken else "") + ("clipped LOP" if clipped else "LOP")
-    scores = _run_chunked(sample, runs, gen, progress, chunk)
-    if scores is None:
-        st = _cancelled(conf, runs, eps, t0)
-    else:
-        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
-        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
-                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
     a = nn * X0[0, 0] ** 2 + Delta
     clip_mass = 2 * float(stats.norm.sf((kappa - shift / (2 * a)) * a / sig))
     exact = lop_pair_exact_epsilon(shift, sig, dl)
@@ -595,13 +599,7 @@ def audit_qop(
         return out[0], out[1]
 
     t0 = time.perf_counter()
-    scores = _run_chunked(sample, runs, gen, progress, chunk)
-    if scores is None:
-        st = _cancelled(conf, runs, eps, t0)
-    else:
-        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
-        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
-                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
     c = L / s2
     exact = math.inf if eta > 0 else qop_pair_exact_epsilon(c, m, dl)
     label = {False: "", "sigma_for_sigma2": "BROKEN (σ used for σ²) "}[broken]
@@ -782,13 +780,7 @@ def audit_qop_inexact(
         return out[0], out[1]
 
     t0 = time.perf_counter()
-    scores = _run_chunked(sample, runs, gen, progress, chunk)
-    if scores is None:
-        st = _cancelled(conf, runs, eps, t0)
-    else:
-        st = audit_from_scores(*scores, delta=dl, confidence=conf, claimed_epsilon=eps)
-        st = StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
-                              st.false_negative_rate, eps, st.violation, time.perf_counter() - t0)
+    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
     exact = qop_inexact_pair_exact_epsilon(eta=eta, smoothness=L, sigma2=s2, m=m, output_sigma=sig, delta=dl)
     upper = math.inf if sig == 0 else gdp_epsilon(eta / sig, dl)
     label = {False: "", "anchor_term_dropped": "BROKEN (anchor term βη/α dropped from σ̃) "}[broken]

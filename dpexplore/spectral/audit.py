@@ -360,6 +360,15 @@ def edge_count_laws(n: int, *, epsilon0: float, tail: float = 1e-40) -> tuple[np
     return c, p0 / p0.sum(), p1 / p1.sum()
 
 
+def _epsilon0(epsilon, epsilon0, n: int, delta: float, accountant: Accountant, who: str) -> float:
+    """ε0 from exactly one of a target ``epsilon`` (through the accountant, as matrix_shuffle does) or ``epsilon0``."""
+    if (epsilon is None) == (epsilon0 is None):
+        raise TypeError(f"{who} needs exactly one of epsilon (target) or epsilon0")
+    if epsilon0 is None:
+        return _shuffle_epsilon0(check_epsilon(epsilon), n, delta, accountant=accountant)
+    return check_epsilon(epsilon0, "epsilon0")
+
+
 # -- deliberately broken variants (teaching only) -------------------------------------------
 def broken_randomized_response_graph(adjacency, *, epsilon0: float, rng: RNGLike = None) -> GraphRRResult:
     """BROKEN on purpose: randomized response that flips with μ(2ε0) = 1/(e^{2ε0} + 1) but *claims* ε0.
@@ -394,10 +403,7 @@ def broken_matrix_shuffle(adjacency, *, epsilon: float | None = None, delta: flo
     adj = check_adjacency(adjacency, "adjacency")
     n = adj.shape[0]
     delta = check_delta(delta)
-    if (epsilon is None) == (epsilon0 is None):
-        raise TypeError("broken_matrix_shuffle needs exactly one of epsilon (target) or epsilon0")
-    e0 = (_shuffle_epsilon0(check_epsilon(epsilon), n, delta, accountant=accountant) if epsilon0 is None
-          else check_epsilon(epsilon0, "epsilon0"))
+    e0 = _epsilon0(epsilon, epsilon0, n, delta, accountant, "broken_matrix_shuffle")
     res = matrix_shuffle(adj, epsilon0=2.0 * e0, delta=delta, accountant=accountant, rng=rng)  # the bug
     return MatrixShuffleResult(matrix=res.matrix, permutation=res.permutation, epsilon0=e0,
                                flip_probability=res.flip_probability,
@@ -629,10 +635,7 @@ def audit_matrix_shuffle(n: int, *, delta: float, epsilon: float | None = None, 
     """
     n = check_int(n, "n", low=2)
     delta = check_delta(delta)
-    if (epsilon is None) == (epsilon0 is None):
-        raise TypeError("audit_matrix_shuffle needs exactly one of epsilon (target) or epsilon0")
-    e0 = (_shuffle_epsilon0(check_epsilon(epsilon), n, delta, accountant=accountant) if epsilon0 is None
-          else check_epsilon(epsilon0, "epsilon0"))
+    e0 = _epsilon0(epsilon, epsilon0, n, delta, accountant, "audit_matrix_shuffle")
     ex = exact_audit_matrix_shuffle(n, epsilon0=e0, delta=delta, accountant=accountant, broken=broken)
     name = ("BROKEN matrix shuffling (flips with μ(2ε0))" if broken else "Matrix shuffling") + f", n = {n}"
     return SpectralAudit(name, f"empty graph vs one edge on {n} vertices (law of the released edge count)",
@@ -685,10 +688,7 @@ def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = N
     delta = check_delta(delta)
     runs, conf = _check_stat_args(runs, confidence, progress)
     broken = check_bool(broken, "broken")
-    if (epsilon is None) == (epsilon0 is None):
-        raise TypeError("audit_matrix_shuffle_hubs needs exactly one of epsilon (target) or epsilon0")
-    e0 = (_shuffle_epsilon0(check_epsilon(epsilon), n, delta, accountant=accountant) if epsilon0 is None
-          else check_epsilon(epsilon0, "epsilon0"))
+    e0 = _epsilon0(epsilon, epsilon0, n, delta, accountant, "audit_matrix_shuffle_hubs")
     claimed = shuffle_epsilon(e0, n, delta, accountant=accountant)
     mech = broken_matrix_shuffle if broken else matrix_shuffle
     g0, g1, _ = hub_edge_pair(n)
