@@ -262,7 +262,8 @@ def qop_anchor_pair(*, smoothness: float = 1.0, n: int = 5, theta_star: float = 
 # broken variants
 # ---------------------------------------------------------------------------------------------
 def broken_lop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float, label_bound: float,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float = 1.0,
+    label_bound: float | None = None,
     rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000, solver: str = "deterministic",
 ) -> ERMResult:
     """BROKEN on purpose: LOP with the noise scale σ_b **halved**, still claiming (ε, δ).

@@ -5,7 +5,7 @@ of that budget and diagnostics (noise scales, step, Wishart spectrum). Calibrati
 :mod:`dpexplore.erm.calibration`; solvers in :mod:`dpexplore.erm.solvers`.
 
 Sensitivity constants are **public**: every mechanism takes a public bound ``feature_bound`` ξ
-on the row norms (no data-derived default) and rescales any example with ‖x_i‖ > ξ to norm ξ
+on the row norms (default 1, a constant: never derived from the data) and rescales any example with ‖x_i‖ > ξ to norm ξ
 (:func:`~dpexplore.erm.problems.clip_examples`, a per-row map, so DP is kept); the smoothness is
 then L = ξ² (or a larger public ``smoothness``: the authors' reference code uses ``L = dξ²``).
 LOP also takes a public ``label_bound`` B (labels are clipped to [−B, B]) and calibrates to
@@ -47,7 +47,7 @@ from .calibration import (
     wishart_alpha,
     wishart_alpha1,
 )
-from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk
+from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk, interpolation_label_bound
 from .solvers import davis_yin, stochastic_tos
 
 __all__ = ["ERMResult", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",
@@ -130,7 +130,7 @@ def _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho):
 
 
 def qop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, feature_bound: float,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, feature_bound: float = 1.0,
     rng: RNGLike = None,
     m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None,
     rho: float = 1.0, iterations: int = 1000, solver: str = "stochastic",
@@ -157,8 +157,10 @@ def qop(
     anchor : ndarray (d,)
         θ̃, an approximation of the common minimiser (must not depend on the private data).
     feature_bound : float
-        Public bound ξ on the row norms (required; no data-derived default). Rows with ‖x_i‖ > ξ are
-        rescaled, with their labels, to norm ξ (:func:`~dpexplore.erm.problems.clip_examples`).
+        Public bound ξ on the row norms (default 1, the usual ‖x_i‖ ≤ 1 convention of private ERM; it is
+        never derived from the data). Rows with ‖x_i‖ > ξ are rescaled, with their labels, to norm ξ
+        (:func:`~dpexplore.erm.problems.clip_examples`), so pass the bound your data really satisfy
+        (``xi`` for :func:`~dpexplore.erm.interpolation_data`).
     rng : Generator, int or None
     m : int, optional
         Wishart degrees of freedom (≥ d; default 2d).
@@ -210,7 +212,7 @@ def qop(
 
 def qop_inexact(
     X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float, eta: float,
-    feature_bound: float, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
+    feature_bound: float = 1.0, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
     m: int | None = None, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
     max_iter: int = 5000, calibration: str = "analytic", project: bool = False,
 ) -> ERMResult:
@@ -321,8 +323,9 @@ def _lop_terms(d, eps, dl, L, zeta, B, gen):
 
 
 def lop(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float, label_bound: float,
-    rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000, solver: str = "stochastic",
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float = 1.0,
+    label_bound: float | None = None, rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000,
+    solver: str = "stochastic",
 ) -> ERMResult:
     """Linear objective perturbation (Kifer, Smith & Thakurta 2012): (ε, δ)-DP [standard].
 
@@ -333,9 +336,11 @@ def lop(
     Parameters
     ----------
     feature_bound : float
-        Public bound ξ on the row norms; rows beyond it are rescaled with their labels to norm ξ.
-    label_bound : float
-        Public bound B on |y_i|; labels beyond it are clipped to ±B (after the row rescaling). Both
+        Public bound ξ on the row norms (default 1); rows beyond it are rescaled with their labels to norm ξ.
+    label_bound : float, optional
+        Public bound B on |y_i| (default 5ξ, :func:`~dpexplore.erm.problems.interpolation_label_bound`,
+        which holds with z = 5 for :func:`~dpexplore.erm.interpolation_data`; a constant, never read off
+        the data); labels beyond it are clipped to ±B (after the row rescaling). Both
         clippings act row by row, so the guarantee holds with ζ computed from (ξ, B, κ, d) alone.
     Other parameters as in :func:`qop` (no anchor).
 
@@ -354,7 +359,7 @@ def lop(
     X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
                                                           smoothness, solver, iterations)
     n, d = X.shape
-    B = check_positive(label_bound, "label_bound")
+    B = interpolation_label_bound(xi) if label_bound is None else check_positive(label_bound, "label_bound")
     y = np.clip(y, -B, B)  # per-row clipping to the public label bound
     zeta = box_gradient_bound(feature_bound=xi, label_bound=B, radius=kappa, d=d)
     gen = as_generator(rng)
@@ -369,7 +374,7 @@ def lop(
 
 
 def lop_clipped(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, clip: float, feature_bound: float,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, clip: float, feature_bound: float = 1.0,
     rng: RNGLike = None,
     smoothness: float | None = None, iterations: int = 1000, solver: str = "stochastic",
 ) -> ERMResult:
@@ -378,8 +383,8 @@ def lop_clipped(
     Each gradient (x_iᵀθ − y_i)x_i is rescaled to norm ζ when it is longer (to ζ, not to 1 as
     the reference code does), so the gradient bound holds by construction whatever κ is; for
     least squares this is LOP on the Huber loss with threshold ζ/‖x_i‖, whose smoothness is still
-    ‖x_i‖². The noise is calibrated to ζ; ``feature_bound`` ξ gives the public smoothness L = ξ² (rows
-    beyond it are rescaled). No label bound is needed.
+    ‖x_i‖². The noise is calibrated to ζ; ``feature_bound`` ξ (default 1) gives the public smoothness
+    L = ξ² (rows beyond it are rescaled). No label bound is needed.
 
     Examples
     --------
@@ -434,7 +439,7 @@ class MechanismComparison:
 
 
 def compare_mechanisms(
-    X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, feature_bound: float,
+    X, y, *, radii, epsilon: float, delta: float, lam: float, anchor, clip: float, feature_bound: float = 1.0,
     label_bound: float | None = None, trials: int = 3, rng: RNGLike = None, m: int | None = None,
     delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
     iterations: int = 1000, weight_scale: float = 1.0, mechanisms=("LOP", "clipped LOP", "QOP"),
@@ -451,8 +456,9 @@ def compare_mechanisms(
     radii : array (R,)
         Box radii κ.
     feature_bound, label_bound : float
-        Public bounds ξ on the row norms and B on the labels (B is needed only for "LOP", whose ζ =
-        ξ(√d κ ξ + B) per radius). The risks are measured on the rows as clipped to ξ.
+        Public bounds ξ on the row norms (default 1) and B on the labels (used only by "LOP", whose ζ =
+        ξ(√d κ ξ + B) per radius; default 5ξ as in :func:`lop`). The risks are measured on the rows as
+        clipped to ξ.
     weight_scale : float
         Multiplies QOP's σ² (1 = the private calibration; < 1 is **not** (ε, δ)-DP at the stated
         budget — for exploring what QOP's advantage depends on only).
@@ -499,9 +505,7 @@ def compare_mechanisms(
     for name in mechanisms:
         check_choice(name, "mechanisms", ("LOP", "clipped LOP", "QOP"))
     if "LOP" in mechanisms:
-        if label_bound is None:
-            raise ValueError("label_bound must be a public bound > 0 on |y_i| when mechanisms include 'LOP'; got None")
-        B = check_positive(label_bound, "label_bound")
+        B = interpolation_label_bound(xi) if label_bound is None else check_positive(label_bound, "label_bound")
     R = radii.shape[0]
     kap = np.repeat(radii, T)  # run r*T + t has radius radii[r]
     gens = dict(zip(("LOP", "clipped LOP", "QOP", "nonprivate"), as_generator(rng).spawn(4)))
@@ -571,7 +575,8 @@ def _qop_batch(X, y, *, L, lam, kappa, anchors, sigma2, m, K, gen):
 
 
 def qop_risk_sweep(
-    X, y, *, radius: float, anchors, weight_scales, epsilon: float, delta: float, lam: float, feature_bound: float,
+    X, y, *, radius: float, anchors, weight_scales, epsilon: float, delta: float, lam: float,
+    feature_bound: float = 1.0,
     trials: int = 3, rng: RNGLike = None, m: int | None = None, delta3_share: float = 0.5, alpha1: str = "reference",
     smoothness: float | None = None, rho: float = 1.0, iterations: int = 1000,
 ):
@@ -643,7 +648,7 @@ class InexactSweep:
 
 
 def qop_inexact_risk_sweep(
-    X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, feature_bound: float,
+    X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, feature_bound: float = 1.0,
     tau: float = 1e-6, trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8,
     delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None, alpha1: str = "reference",
     smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000, calibration: str = "analytic",

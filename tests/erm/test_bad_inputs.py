@@ -107,7 +107,7 @@ CASES = [
         ("smoothness", "optional"))],
     *[(f"lop.{k}", E.lop, (X, Y), LOP, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("radius", "positive"), ("feature_bound", "positive"),
-        ("label_bound", "positive"), ("smoothness", "optional"), ("iterations", "count"), ("solver", "choice"))],
+        ("label_bound", "optional"), ("smoothness", "optional"), ("iterations", "count"), ("solver", "choice"))],
     ("lop_clipped.clip", E.lop_clipped, (X, Y), {**LOPC, "clip": 1.0}, "clip", "positive"),
     ("lop_clipped.feature_bound", E.lop_clipped, (X, Y), {**LOPC, "clip": 1.0}, "feature_bound", "positive"),
     ("qop.X", E.qop, (), {**QOP, "X": X, "y": Y}, "X", "matrix"),
@@ -115,7 +115,7 @@ CASES = [
     *[(f"compare_mechanisms.{k}", E.compare_mechanisms, (X, Y), CMP, k, kind) for k, kind in (
         ("epsilon", "positive"), ("delta", "delta"), ("trials", "count"), ("clip", "positive"),
         ("weight_scale", "positive"), ("anchor", "vector"), ("feature_bound", "positive"),
-        ("label_bound", "positive"))],
+        ("label_bound", "optional"))],
     *[(f"qop_risk_sweep.{k}", E.qop_risk_sweep, (X, Y), SWP, k, kind) for k, kind in (
         ("epsilon", "positive"), ("radius", "positive"), ("trials", "count"), ("delta", "delta"),
         ("feature_bound", "positive"))],
@@ -174,7 +174,7 @@ CASES = [
                                                                           "delta": 0.01}, "noise_sigma", "positive"),
     ("broken_qop_sigma2.bug", A.broken_qop_sigma2, (1.0, 5e-3, 5e-3), {"L": 1.0, "d": 1, "m": 2}, "bug", "choice"),
     ("broken_lop.epsilon", A.broken_lop, (X, Y), {**LOP, "smoothness": 1.0}, "epsilon", "positive"),
-    ("broken_lop.label_bound", A.broken_lop, (X, Y), LOP, "label_bound", "positive"),
+    ("broken_lop.label_bound", A.broken_lop, (X, Y), LOP, "label_bound", "optional"),
 ]
 
 

@@ -4,7 +4,8 @@
     a run on data with an offending row equals the run on the same data with that row clipped by hand;
 (b) the privacy spent and every calibrated constant are identical on neighbouring data sets, including
     a neighbour whose changed row is huge (before the fix, L = max‖x_i‖² and ζ followed that row);
-(c) a smoothness below feature_bound² (a claimed curvature the rows can exceed) or a missing bound is rejected.
+(c) a smoothness below feature_bound² (a claimed curvature the rows can exceed) is rejected;
+(d) the documented signatures work without the bounds: the defaults are public constants (ξ = 1, B = 5ξ).
 """
 
 import numpy as np
@@ -94,16 +95,25 @@ def test_sweeps_calibrate_from_public_bounds():
 
 
 def test_bounds_that_the_rows_could_exceed_are_rejected():
-    """(c) smoothness below feature_bound² is not a valid public bound; LOP without a label bound has no ζ."""
+    """(c) smoothness below feature_bound² is not a valid public bound; (d) the defaults are public constants."""
     with pytest.raises(ValueError, match=r"^smoothness must be >= feature_bound\*\*2 = 4.0 .*got 1.0$"):
         qop(X, Y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=ANCHOR, feature_bound=2.0, smoothness=1.0)
-    with pytest.raises(TypeError, match="feature_bound"):
-        qop(X, Y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=ANCHOR)  # no data-derived default
-    with pytest.raises(TypeError, match="label_bound"):
-        lop(X, Y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, feature_bound=XI)
-    with pytest.raises(ValueError, match=r"^label_bound must be a public bound > 0 on \|y_i\|"):
-        compare_mechanisms(X, Y, radii=[1.0], epsilon=1.0, delta=1e-2, lam=0.1, anchor=ANCHOR, clip=3.0,
-                           feature_bound=XI)
+    # (d) the documented call signatures work without the bounds: the defaults are public constants
+    # (ξ = 1, B = 5ξ), identical to passing them, and never read off the data
+    base = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, iterations=5, rng=0)
+    for f, extra, explicit in ((qop, dict(anchor=ANCHOR), dict(feature_bound=1.0)),
+                               (lop, {}, dict(feature_bound=1.0, label_bound=5.0)),
+                               (lop_clipped, dict(clip=3.0), dict(feature_bound=1.0))):
+        a, b = f(X, Y, **base, **extra), f(X, Y, **base, **extra, **explicit)
+        assert np.array_equal(a.theta, b.theta) and a.diagnostics["feature_bound"] == 1.0
+        a1 = f(X1, Y1, **base, **extra)  # neighbouring data: same calibration
+        for key in ("noise_sigma", "grad_bound", "Delta", "L"):
+            if key in a.diagnostics:
+                assert a.diagnostics[key] == a1.diagnostics[key], key
+    assert lop(X, Y, **base).diagnostics["label_bound"] == 5.0
+    c = compare_mechanisms(X, Y, radii=[1.0], epsilon=1.0, delta=1e-2, lam=0.1, anchor=ANCHOR, clip=3.0, trials=1,
+                           iterations=5, rng=0, nonprivate=False)
+    assert c.info["label_bound"] == 5.0 and c.info["feature_bound"] == 1.0
     # a larger public smoothness (the reference code's L = dξ²) is accepted and used
     r = qop(X, Y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=ANCHOR, feature_bound=XI, smoothness=4.0,
             iterations=5, rng=0)
