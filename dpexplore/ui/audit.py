@@ -110,12 +110,17 @@ class AuditPanel(widgets.VBox):
         One paragraph: what pair is audited and with which test.
     seed : callable
         Returns the dashboard's current seed.
+    runs_note : callable, optional
+        ``runs_note(runs) -> str``: what the selected audit does with the slider's run count when it
+        does not use it as is (an exact audit ignores it; a costly one caps it). Shown beside the
+        slider, refreshed by :meth:`update_note`.
     """
 
     def __init__(self, run: Callable[..., AuditReport], *, default_runs: int, max_runs: int, description: str,
-                 seed: Callable[[], int], min_runs: int = 100) -> None:
+                 seed: Callable[[], int], min_runs: int = 100,
+                 runs_note: Callable[[int], str] | None = None) -> None:
         super().__init__()
-        self._run, self._seed = run, seed
+        self._run, self._seed, self._runs_note = run, seed, runs_note
         self._min, self._max = int(min_runs), int(max_runs)
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
@@ -129,14 +134,27 @@ class AuditPanel(widgets.VBox):
         self.progress = widgets.IntProgress(value=0, min=0, max=1, layout=widgets.Layout(width="300px"))
         self.status = widgets.HTML()
         self.result = widgets.HTML("<i style='color:#555'>Not run yet.</i>")
+        self.note = widgets.HTML()
+        self.runs.observe(lambda _: self.update_note(), names="value")
         self.run_button.on_click(lambda _: self.start())
         self.cancel_button.on_click(lambda _: self._cancel.set())
         self.children = [
             widgets.HTML(f"<div style='max-width:60em;color:#444'>{description}</div>"),
             widgets.HBox([self.runs, self.broken]),
+            self.note,
             widgets.HBox([self.run_button, self.cancel_button, self.progress, self.status]),
             self.result,
         ]
+
+    def update_note(self) -> None:
+        """Refresh the line under the slider (call it when the dashboard's settings change)."""
+        text = ""
+        if self._runs_note is not None:
+            try:
+                text = self._runs_note(int(self.runs.value))
+            except (ValueError, TypeError, ArithmeticError):
+                text = ""  # the settings are invalid: the dashboard's message box already says why
+        self.note.value = f"<div style='color:#1f618d;max-width:60em'>{html.escape(text)}</div>" if text else ""
 
     def start(self, *, wait: bool = False) -> None:
         """Start an audit in a worker thread (``wait=True`` joins it: used by tests)."""

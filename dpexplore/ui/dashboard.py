@@ -180,7 +180,8 @@ class Dashboard(widgets.VBox):
                 lambda broken, runs, seed, progress: self.audit_report(
                     self.params(), broken=broken, runs=runs, rng=seed, progress=progress),
                 default_runs=self.audit_runs[0], max_runs=self.audit_runs[1],
-                description=self.audit_description, seed=lambda: int(self.params().get("seed", 0)))
+                description=self.audit_description, seed=lambda: int(self.params().get("seed", 0)),
+                runs_note=lambda runs: self.audit_runs_note(self.params(), runs))
             audit_box = [widgets.VBox([widgets.HTML(
                 "<h3 style='margin:0.8em 0 0.1em 0'>Audit: is the claimed ε true?</h3>"), self.audit_panel])]
         self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
@@ -255,6 +256,14 @@ class Dashboard(widgets.VBox):
         """
         raise NotImplementedError
 
+    def audit_runs_note(self, params: Mapping[str, Any], runs: int) -> str:
+        """Say what the selected audit does with ``runs`` when it does not use it as is ("" otherwise).
+
+        Override where an audit is exact (no sampling) or caps its run count, so the slider never
+        shows a number the audit does not use.
+        """
+        return ""
+
     # -- refresh -------------------------------------------------------------------------
     def _make_handler(self, name: str):
         def handler(change):
@@ -289,6 +298,8 @@ class Dashboard(widgets.VBox):
         elapsed = time.perf_counter() - total
         self._message_box.value = self._messages_html()
         self._snippet.value = self._snippet_html(params)
+        if getattr(self, "audit_panel", None) is not None:
+            self.audit_panel.update_note()
         detail = ", ".join(f"{p.title} {self.timings[p.name]:.2f} s" for p in todo)
         self._status.value = self._status_html(f"Updated in {elapsed:.2f} s ({detail}). Seed and settings "
                                                "are in 'Reproduce in code' below.")

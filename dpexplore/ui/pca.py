@@ -340,6 +340,11 @@ class PrivatePCADashboard(Dashboard):
     audit_runs = (200_000, 1_000_000)
     AUDIT_DELTA = 1e-3
 
+    def audit_runs_note(self, p: Mapping[str, Any], runs: int) -> str:
+        if p.get("audit", "adaptive") == "svt":
+            return "This audit is exact (it computes both output laws): the run count is not used."
+        return ""
+
     def audit_report(self, p: Mapping[str, Any], *, broken: bool, runs: int, rng: int, progress) -> AuditReport:
         which = check_choice(p.get("audit", "adaptive"), "audit", ("adaptive", "svt", "worst", "gauss"))
         n, d, kappa, eps = p["n"], p["d"], p["kappa"], p["epsilon"]

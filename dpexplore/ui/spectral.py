@@ -429,6 +429,18 @@ class SpectralClusteringDashboard(Dashboard):
     )
     audit_runs = (200_000, 1_000_000)
 
+    def audit_runs_note(self, p, runs: int) -> str:
+        which, n = p["audit"], p["n"]
+        if which == "shuffle_hubs":
+            used = hub_audit_runs(n, runs)
+            return (f"This audit uses {used:,} runs per input at n = {n}: each run is a full n×n matrix shuffle "
+                    "(the slider sets the other audits' runs)." if used != runs else "")
+        if which == "noisy_power" and runs > POWER_AUDIT_MAX_RUNS:
+            return f"This audit uses at most {POWER_AUDIT_MAX_RUNS:,} runs per input (each run is an n×k release)."
+        if which in ("shuffle", "shuffle_small"):
+            return "This audit is exact (it computes both output laws): the run count is not used."
+        return ""
+
     def audit_report(self, p, *, broken, runs, rng, progress) -> AuditReport:
         n, eps, k = p["n"], p["epsilon"], p["k"]
         delta = _delta(n)

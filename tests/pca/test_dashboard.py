@@ -54,3 +54,10 @@ def test_reproduce_snippet_runs():
     exec(code.replace("print(", "_ = ("), ns)  # our own generated code
     assert 0.0 <= ns["sin2"](ns["data"].v1, ns["res"].vector) <= 1.0
     assert ns["res"].iterations == len(ns["res"].thresholds)
+
+
+def test_audit_note_says_the_exact_svt_audit_ignores_the_run_count():
+    b = PrivatePCADashboard(query_string=SMALL)
+    assert b.params()["audit"] != "svt" and b.audit_panel.note.value == ""
+    b.widgets["audit"].value = "svt"
+    assert "exact" in b.audit_panel.note.value and "not used" in b.audit_panel.note.value

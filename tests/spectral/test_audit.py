@@ -302,3 +302,23 @@ def test_dashboard_audit_panel_claims_exact_and_broken():
     panel.broken.value = False
     panel.start(wait=True)
     assert not panel.report.violation and panel.report.exact_epsilon < panel.report.claimed_epsilon
+
+
+def test_dashboard_says_which_run_count_each_audit_uses():
+    # The slider shows one run count for every audit; the line under it says when the selected audit uses
+    # another (the two-hub audit's full releases are capped, exact audits sample nothing).
+    pytest.importorskip("ipywidgets")
+    from dpexplore.ui.spectral import POWER_AUDIT_MAX_RUNS, SpectralClusteringDashboard, hub_audit_runs
+
+    d = SpectralClusteringDashboard(query_string="n=120&trials=1&k=2&p=0.4&q=0.05")
+    panel = d.audit_panel
+    assert d.params()["audit"] == "shuffle_hubs"
+    assert f"uses {hub_audit_runs(120, 200_000):,} runs per input at n = 120" in panel.note.value
+    for which, text in (("shuffle", "exact"), ("shuffle_small", "exact"), ("analyze_gauss", ""), ("rr", "")):
+        d.widgets["audit"].value = which
+        assert (text in panel.note.value) if text else panel.note.value == "", which
+    d.widgets["audit"].value = "noisy_power"
+    panel.runs.value = POWER_AUDIT_MAX_RUNS + 100
+    assert f"at most {POWER_AUDIT_MAX_RUNS:,}" in panel.note.value
+    panel.runs.value = 1000
+    assert panel.note.value == ""
