@@ -19,6 +19,7 @@ the public bounds are ``feature_bound=xi`` and ``label_bound=interpolation_label
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +49,7 @@ from .calibration import (
     wishart_alpha1,
 )
 from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk, interpolation_label_bound
-from .solvers import davis_yin, stochastic_tos
+from .solvers import davis_yin, prox_gradient_certificate, stochastic_tos
 
 __all__ = ["ERMResult", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",
            "compare_mechanisms", "qop_risk_sweep", "qop_inexact_risk_sweep", "SOLVERS"]
@@ -223,8 +224,12 @@ def qop_inexact(
     ``2(√(2τ/(ασ²)) + βη/α)``).
 
     ``tau`` (solver suboptimality) and ``eta`` (anchor accuracy, ‖θ̃ − θ*‖ ≤ η) are *declared*
-    bounds that the privacy guarantee relies on; this function cannot certify them. As a check it
-    reports ``diagnostics["solver_residual"]`` (the Davis–Yin fixed-point residual).
+    bounds that the privacy guarantee relies on. τ is **checked**: after the Davis–Yin solve, one
+    proximal-gradient step gives the released θ̂ together with a proven bound on its suboptimality
+    (:func:`~dpexplore.erm.solvers.prox_gradient_certificate`, from the strong convexity σ²λ_min(W));
+    ``diagnostics["certified_suboptimality"]`` is that bound, ``diagnostics["tau_certified"]`` says whether
+    it is ≤ τ, and a ``RuntimeWarning`` is raised when it is not (the guarantee then does not hold).
+    η cannot be checked (θ* is unknown): it is the caller's declaration.
 
     Parameters
     ----------
@@ -267,17 +272,48 @@ def qop_inexact(
     s2, m, sig_out = cal["sigma2"], cal["m"], cal["output_sigma"]
     gen = as_generator(rng)
     W = _wishart(d, m, 1, gen)[0]
-    res = davis_yin(X, y, lam=lam, radius=kappa, quad=s2 * W, lin=-s2 * (W @ anchor), max_iter=K, tol=1e-12)
-    theta_hat = res.theta
+    ev = np.linalg.eigvalsh(W)
+    res, theta_hat, certified = _certified_solve(X, y, lam, kappa, s2 * W, -s2 * (W @ anchor), n * L + s2 * ev[-1],
+                                                 s2 * ev[0], cal["tau"], K)
     released = theta_hat + sig_out * gen.standard_normal(d)  # Gaussian output noise
     if project:  # post-processing: projecting onto the public box C costs no privacy
         released = np.clip(released, -kappa, kappa)
     diag = {"sigma2": s2, "m": m, "alpha": cal["alpha"], "beta": cal["beta"], "output_sigma": sig_out,
             "tau": cal["tau"], "eta": cal["eta"], "calibration": cal["calibration"], "theta_solver": theta_hat,
             "solver_residual": res.residual, "iterations": res.iterations, "L": L, "feature_bound": xi,
-            "projected": project}
+            "projected": project, "certified_suboptimality": certified, "tau_certified": bool(certified <= cal["tau"])}
     return ERMResult(theta=released, epsilon=eps, delta=dl, mechanism="QOP (inexact + output noise)",
                      split=cal["split"], diagnostics=diag)
+
+
+def _certified_solve(X, y, lam, kappa, quad, lin, smoothness, strong_convexity, tau, max_iter):
+    """Davis–Yin to a tolerance chosen from τ, then one prox-gradient step with a certified suboptimality.
+
+    The released point θ̂ = θ⁺ has F(θ̂) − min F ≤ ‖G‖²/(2μ) with G ≈ L_f·(DY residual), so the residual
+    must be ≲ √(2μτ)/L_f (μ = σ²λ_min(W) > 0 as m ≥ d; L_f = nL + σ²λ_max(W), public). The relative
+    tolerance is that over (1 + κ√d) (‖θ‖ ≤ κ√d in the box), clipped to [1e-16, 1e-12]; one retry at
+    a 100× tighter tolerance if the certificate still exceeds τ. Returns (solver result, θ̂, bounds).
+    """
+    d = X.shape[1]
+    Lf, mu = np.asarray(smoothness, dtype=float), np.asarray(strong_convexity, dtype=float)
+    target = np.min(np.sqrt(2.0 * mu * tau) / Lf / (1.0 + np.asarray(kappa, dtype=float) * math.sqrt(d)))
+    tol = float(np.clip(target, 1e-16, 1e-12))
+    for _ in range(2):
+        res = davis_yin(X, y, lam=lam, radius=kappa, quad=quad, lin=lin, max_iter=max_iter, tol=tol)
+        theta_hat, certified = prox_gradient_certificate(X, y, res.theta, lam=lam, radius=kappa, quad=quad, lin=lin,
+                                                         smoothness=Lf, strong_convexity=mu)
+        if np.max(certified) <= tau or tol <= 1e-16:
+            break
+        tol = max(tol / 100.0, 1e-16)
+    _warn_uncertified(float(np.max(certified)), tau)
+    return res, theta_hat, certified
+
+
+def _warn_uncertified(certified: float, tau: float) -> None:
+    if not certified <= tau:
+        warnings.warn(f"qop_inexact: the solver's certified suboptimality {certified:.3g} exceeds the declared "
+                      f"tau = {tau:.3g}, so the (epsilon, delta) guarantee does not hold for this release; "
+                      "increase max_iter or declare a larger tau", RuntimeWarning, stacklevel=3)
 
 
 def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration):
@@ -540,6 +576,7 @@ def compare_mechanisms(
         info.update(sigma2=sw.info["sigma2"], m=sw.info["m"], qop_variant="inexact", output_sigma=float(
             sw.output_sigma[0]), anchor_error=eta, tau=sw.info["tau"], qop_split=sw.info["split"],
             qop_weight_ratio=float(np.median(sw.weight_ratio)), max_solver_residual=sw.info["max_solver_residual"],
+            max_certified_suboptimality=sw.info["max_certified_suboptimality"], tau_certified=sw.info["tau_certified"],
             alpha1_variant=alpha1)
         risks["QOP"] = sw.risks
         risks["QOP θ̂ (no output noise)"] = sw.solver_risks
@@ -708,10 +745,11 @@ def qop_inexact_risk_sweep(
     kap = np.repeat(radii, T)
     anc = np.repeat(A, T, axis=0)
     W = _wishart(d, m_, B, gen)  # step 1, one Wishart draw per run
-    lmax = np.linalg.eigvalsh(W)[:, -1]
-    res = davis_yin(X, y, lam=lam, radius=kap, quad=s2 * W, lin=-s2 * (W @ anc[:, :, None])[:, :, 0], max_iter=K,
-                    tol=1e-12)
-    theta_hat = res.theta
+    evs = np.linalg.eigvalsh(W)
+    lmax = evs[:, -1]
+    lin = -s2 * (W @ anc[:, :, None])[:, :, 0]
+    res, theta_hat, certified = _certified_solve(X, y, lam, kap, s2 * W, lin, n * L + s2 * lmax, s2 * evs[:, 0],
+                                                 cal["tau"], K)
     released = theta_hat + np.repeat(sig, T)[:, None] * gen.standard_normal((B, d))  # Gaussian output noise
     if project:  # post-processing
         released = np.clip(released, -kap[:, None], kap[:, None])
@@ -722,7 +760,8 @@ def qop_inexact_risk_sweep(
     info = {"sigma2": s2, "m": m_, "alpha": cal["alpha"], "beta": cal["beta"], "tau": cal["tau"],
             "split": cal["split"], "calibration": cal["calibration"], "projected": project,
             "max_solver_residual": float(np.max(res.residual)), "iterations": res.iterations, "L": L,
-            "feature_bound": xi}
+            "feature_bound": xi, "max_certified_suboptimality": float(np.max(certified)),
+            "tau_certified": bool(np.max(certified) <= cal["tau"])}
     return InexactSweep(risks=risks, solver_risks=solver_risks, mean=mean, lower=lower, upper=upper,
                         solver_mean=smean, solver_lower=slower, solver_upper=supper, output_sigma=np.asarray(sig),
                         weight_ratio=np.median((s2 * lmax / (n * L)).reshape(J, T), axis=1), info=info)
