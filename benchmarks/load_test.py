@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             row["kernels_left_after"] = len(_kernels(server))
             if row["errors"]:  # what the server said about it (execution timeouts, kernel deaths, ...)
                 lines = [ln.strip() for ln in server.log().splitlines()
-                         if any(w in ln for w in ("Error", "Timeout", "timed out", "died", "503"))]
+                         if any(w in ln for w in ("Error", "Timeout", "timed out", "died", "503", "Culling"))]
                 row["server_log"] = [ln[:200] for ln in dict.fromkeys(lines)][-5:]
             rows.append(row)
             print(json.dumps(row) if a.json else row, flush=True)
