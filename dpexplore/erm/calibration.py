@@ -45,6 +45,8 @@ from dpexplore.core import gaussian_sigma
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
 
 __all__ = [
+    "QOP_INEXACT_DEFAULT_TAU",
+    "qop_inexact_tau_floor",
     "ALPHA1_VARIANTS",
     "wishart_log_Dm",
     "wishart_lambda_min_cdf_bound",
@@ -392,6 +394,44 @@ def qop_output_sigma(
     if calibration == "paper":
         return float(_output_sigma_paper(tau, eta, epsilon2, delta2, alpha, sigma2, beta))
     return gaussian_sigma(epsilon2, delta2, 2.0 * half_sens)
+
+
+#: τ used by ``tau="auto"`` unless double precision cannot certify it (see :func:`qop_inexact_tau_floor`)
+QOP_INEXACT_DEFAULT_TAU = 1e-6
+
+
+def qop_inexact_tau_floor(*, sigma2: float, alpha: float, beta: float, n: int, L: float, radius: float,
+                          d: int) -> float:
+    """Rounding floor of the suboptimality that a double-precision solve can certify [this package].
+
+    ``qop_inexact`` checks its declared τ with the certificate ‖G‖²/(2μ) of one prox-gradient step
+    (:func:`~dpexplore.erm.solvers.prox_gradient_certificate`), G = L_f(θ − θ⁺). Computing θ⁺ from a
+    double-precision θ carries a rounding error of about u(1 + ‖θ‖) (u = 2⁻⁵²), which G multiplies
+    by L_f; so no solve can certify less than about
+
+        (L_f · u · (1 + κ√d))² / (2σ²α),   L_f = nL + σ²β,
+
+    with the public bounds ‖θ‖ ≤ κ√d, λ_max(W) ≤ β and λ_min(W) ≥ α. All inputs are public (no
+    data), so a τ chosen from this floor keeps the release's noise data-independent. When σ² is
+    huge (the α1 term of the calibration can give σ² ≈ 10²⁷) the floor exceeds 10⁻⁶ by orders of
+    magnitude, but it is still tiny as a distance: ‖θ̂ − θ*‖ ≤ √(2τ/(ασ²)) = √2·(L_f/(σ²α))·u(1 + κ√d).
+
+    Examples
+    --------
+    >>> f = qop_inexact_tau_floor(sigma2=1e20, alpha=10.0, beta=800.0, n=300, L=1.0, radius=10.0, d=100)
+    >>> f > 1e-6, (2 * f / (10.0 * 1e20)) ** 0.5 < 1e-10  # above 1e-6 as a value, tiny as a distance
+    (True, True)
+    """
+    s2 = check_positive(sigma2, "sigma2")
+    a = check_positive(alpha, "alpha")
+    b = check_positive(beta, "beta")
+    n = check_int(n, "n", low=1)
+    L = check_positive(L, "L")
+    kappa = check_positive(radius, "radius")
+    d = check_int(d, "d", low=1)
+    u = 2.0**-52
+    Lf = n * L + s2 * b
+    return float((Lf * u * (1.0 + kappa * math.sqrt(d))) ** 2 / (2.0 * s2 * a))
 
 
 def lop_regularization(epsilon: float, L: float) -> float:

@@ -40,9 +40,11 @@ from dpexplore.core.validation import (
 
 from .calibration import (
     ALPHA1_VARIANTS,
+    QOP_INEXACT_DEFAULT_TAU,
     lop_noise_scale,
     lop_regularization,
     qop_beta,
+    qop_inexact_tau_floor,
     qop_output_sigma,
     qop_sigma2,
     wishart_alpha,
@@ -212,7 +214,7 @@ def qop(
 
 
 def qop_inexact(
-    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float, eta: float,
+    X, y, *, epsilon: float, delta: float, lam: float, radius: float, anchor, tau: float | str, eta: float,
     feature_bound: float = 1.0, rng: RNGLike = None, epsilon1_share: float = 0.8, delta_shares=(0.4, 0.2, 0.2, 0.2),
     m: int | None = None, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
     max_iter: int = 5000, calibration: str = "analytic", project: bool = False,
@@ -229,6 +231,10 @@ def qop_inexact(
     (:func:`~dpexplore.erm.solvers.prox_gradient_certificate`, from the strong convexity σ²λ_min(W));
     ``diagnostics["certified_suboptimality"]`` is that bound, ``diagnostics["tau_certified"]`` says whether
     it is ≤ τ, and a ``RuntimeWarning`` is raised when it is not (the guarantee then does not hold).
+    ``tau="auto"`` declares max(10⁻⁶, 100 × the certificate's double-precision rounding floor)
+    (:func:`~dpexplore.erm.calibration.qop_inexact_tau_floor`, public quantities only): when σ² is
+    huge, 10⁻⁶ is below what any double-precision solve can certify; the τ actually declared is
+    ``diagnostics["tau"]``.
     η cannot be checked (θ* is unknown): it is the caller's declaration.
 
     Parameters
@@ -268,7 +274,8 @@ def qop_inexact(
     if anchor.shape[0] != d:
         raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
     project = check_bool(project, "project")
-    cal = _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration)
+    cal = _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration,
+                             n=n, kappa=kappa)
     s2, m, sig_out = cal["sigma2"], cal["m"], cal["output_sigma"]
     gen = as_generator(rng)
     W = _wishart(d, m, 1, gen)[0]
@@ -316,9 +323,20 @@ def _warn_uncertified(certified: float, tau: float) -> None:
                       "increase max_iter or declare a larger tau", RuntimeWarning, stacklevel=3)
 
 
-def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration):
-    """Validated calibration of :func:`qop_inexact` (σ², α, β, σ̃ and the budget split); ``eta`` may be a vector."""
-    tau = check_positive(tau, "tau", allow_zero=True)
+def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, rho, calibration,
+                       n=None, kappa=None):
+    """Validated calibration of :func:`qop_inexact` (σ², α, β, σ̃ and the budget split); ``eta`` may be a vector.
+
+    ``tau="auto"`` (needs the public n and box radius κ): max(1e-6, 100 × the rounding floor of the
+    certificate, :func:`~dpexplore.erm.calibration.qop_inexact_tau_floor`) — computed from public
+    quantities only, so σ̃ stays data-independent.
+    """
+    auto = isinstance(tau, str) and tau == "auto" and n is not None
+    if isinstance(tau, str) and not auto:
+        extra = "" if n is None else " or 'auto'"
+        raise TypeError(f"tau must be a finite number >= 0{extra}; got {tau!r} of type str")
+    if not auto:
+        tau = check_positive(tau, "tau", allow_zero=True)
     scalar_eta = np.ndim(eta) == 0
     if scalar_eta:
         etas = np.array([check_positive(eta, "eta", allow_zero=True)])
@@ -341,6 +359,9 @@ def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m,
         raise ValueError(f"QOP calibration undefined for d={d}, m={m}, delta1={d1:g}, delta3={d3:g}")
     alpha = wishart_alpha(d3, d, m)
     beta = qop_beta(d3, d4, d, m)
+    if auto:
+        tau = max(QOP_INEXACT_DEFAULT_TAU, 100.0 * qop_inexact_tau_floor(sigma2=s2, alpha=alpha, beta=beta, n=n, L=L,
+                                                                          radius=kappa, d=d))
     sig = np.array([qop_output_sigma(tau, float(e), epsilon2=e2, delta2=d2, alpha=alpha, sigma2=s2, beta=beta,
                                      calibration=calibration) for e in etas])
     return {"sigma2": s2, "m": m, "alpha": alpha, "beta": beta, "tau": tau, "calibration": calibration,
@@ -479,7 +500,7 @@ def compare_mechanisms(
     label_bound: float | None = None, trials: int = 3, rng: RNGLike = None, m: int | None = None,
     delta3_share: float = 0.5, alpha1: str = "reference", smoothness: float | None = None, rho: float = 1.0,
     iterations: int = 1000, weight_scale: float = 1.0, mechanisms=("LOP", "clipped LOP", "QOP"),
-    nonprivate: bool = True, anchor_error: float | None = None, tau: float = 1e-6,
+    nonprivate: bool = True, anchor_error: float | None = None, tau: float | str = 1e-6,
 ) -> MechanismComparison:
     """Empirical risk of LOP, clipped LOP and QOP over box radii × trials, in one batched solve each.
 
@@ -508,8 +529,8 @@ def compare_mechanisms(
         accuracy ‖θ̃ − θ*‖ ≤ η and solver accuracy ``tau`` (deterministic solve, Gaussian output noise,
         release projected onto the box), via :func:`qop_inexact_risk_sweep`; ``risks`` then also has
         "QOP θ̂ (no output noise)", the solver's output before the noise — **not** private when η > 0.
-    tau : float
-        Declared solver accuracy τ of the inexact path.
+    tau : float or "auto"
+        Declared solver accuracy τ of the inexact path (see :func:`qop_inexact`).
     Other parameters as in the mechanisms.
 
     Returns
@@ -577,6 +598,7 @@ def compare_mechanisms(
             sw.output_sigma[0]), anchor_error=eta, tau=sw.info["tau"], qop_split=sw.info["split"],
             qop_weight_ratio=float(np.median(sw.weight_ratio)), max_solver_residual=sw.info["max_solver_residual"],
             max_certified_suboptimality=sw.info["max_certified_suboptimality"], tau_certified=sw.info["tau_certified"],
+            alpha=sw.info["alpha"],
             alpha1_variant=alpha1)
         risks["QOP"] = sw.risks
         risks["QOP θ̂ (no output noise)"] = sw.solver_risks
@@ -686,7 +708,7 @@ class InexactSweep:
 
 def qop_inexact_risk_sweep(
     X, y, *, radii, anchors, anchor_errors, epsilon: float, delta: float, lam: float, feature_bound: float = 1.0,
-    tau: float = 1e-6, trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8,
+    tau: float | str = 1e-6, trials: int = 3, rng: RNGLike = None, epsilon1_share: float = 0.8,
     delta_shares=(0.4, 0.2, 0.2, 0.2), m: int | None = None, alpha1: str = "reference",
     smoothness: float | None = None, rho: float = 1.0, max_iter: int = 5000, calibration: str = "analytic",
     project: bool = True,
@@ -738,7 +760,8 @@ def qop_inexact_risk_sweep(
         raise ValueError(f"anchor_errors must be {J} numbers >= 0; got {etas.tolist()!r}")
     T = check_int(trials, "trials", low=1)
     project = check_bool(project, "project")
-    cal = _qop_inexact_setup(d, eps, dl, L, tau, etas, epsilon1_share, delta_shares, m, alpha1, rho, calibration)
+    cal = _qop_inexact_setup(d, eps, dl, L, tau, etas, epsilon1_share, delta_shares, m, alpha1, rho, calibration,
+                             n=n, kappa=float(np.max(radii)))
     s2, m_, sig = cal["sigma2"], cal["m"], cal["output_sigma"]
     gen = as_generator(rng)
     B = J * T  # run j*T + t belongs to configuration j

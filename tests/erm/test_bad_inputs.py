@@ -51,7 +51,7 @@ KINDS = {**BAD, "matrix": BAD_MATRIX, "vector": BAD_VECTOR, "labels": BAD_LABELS
          "share": BAD_SHARE, "nonneg": BAD_NONNEG}
 
 QOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, iterations=50, feature_bound=1.0, rng=0)
-QIN = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, tau=1e-6, eta=1e-2, max_iter=50,
+QIN = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=ANCHOR, tau=1e-6, eta=1e-2, max_iter=2000,
            feature_bound=1.0, rng=0)
 LOP = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, iterations=50, feature_bound=1.0, label_bound=5.0, rng=0)
 LOPC = {k: v for k, v in LOP.items() if k != "label_bound"}  # clipped LOP needs no label bound
@@ -60,7 +60,7 @@ CMP = dict(radii=[0.1, 1.0], epsilon=1.0, delta=1e-2, lam=0.1, anchor=ANCHOR, cl
 SWP = dict(radius=1.0, anchors=[ANCHOR], weight_scales=[1.0], epsilon=1.0, delta=1e-2, lam=0.1, trials=1,
            iterations=30, feature_bound=1.0, rng=0)
 ISW = dict(radii=[1.0], anchors=[ANCHOR], anchor_errors=[0.01], epsilon=1.0, delta=1e-2, lam=0.1, trials=1,
-           max_iter=30, feature_bound=1.0, rng=0)
+           max_iter=5000, feature_bound=1.0, rng=0)
 CAL = dict(L=1.0, d=3, m=6)
 CONSTS = dict(L=1.0, n=10, d=4, D=1.0)
 AUD = dict(epsilon=2.0, delta=0.01, runs=100, rng=0)

@@ -113,3 +113,22 @@ def test_qop_inexact_is_in_the_audit_selector_and_its_broken_variant_is_caught_a
     bad = b.audit_panel.report
     assert bad.mechanism.startswith("BROKEN (anchor term") and bad.violation
     assert bad.epsilon_lower > bad.claimed_epsilon and "Claim refuted" in b.audit_panel.result.value
+
+
+def _certificate_note(board):
+    return next(a.text for a in board.figures["risk"].layout.annotations if "certified suboptimality" in (a.text or ""))
+
+
+def test_declared_tau_is_certified_or_the_page_says_it_is_not():
+    # defaults: τ = 1e-6, certified; m/d = 8 (σ² ≈ 1e27): τ raised to the certifiable floor, certified;
+    # m/d = 1 (W nearly singular): the solve does not reach τ and the page says so, in words
+    ok = QuadraticPerturbationDashboard(query_string="trials=1")
+    note = _certificate_note(ok)
+    assert "τ = 1e-06" in note and "NOT" not in note and "certified" not in ok._message_box.value
+    big = QuadraticPerturbationDashboard(query_string="trials=1&m_ratio=8")
+    note = _certificate_note(big)
+    assert "NOT" not in note and "τ = 1e-06" not in note and "certified" not in big._message_box.value
+    bad = QuadraticPerturbationDashboard(query_string="trials=1&m_ratio=1")
+    assert "NOT ≤ τ" in _certificate_note(bad)
+    assert "not (ε, δ)-DP at these settings" in bad._message_box.value and "raise m/d" in bad._message_box.value
+    assert not bad.errors  # a warning in the page, not an error: the panels are still drawn

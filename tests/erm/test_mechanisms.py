@@ -108,7 +108,7 @@ def test_qop_returns_the_anchor_when_the_quadratic_dominates(data):
 def test_inexact_output_noise_matches_its_formula(data):
     X, y, t = data
     kw = dict(epsilon=0.8, delta=1e-3, lam=0.1, radius=3.0, anchor=t, tau=1e-4, eta=2e-3,
-              epsilon1_share=0.5, delta_shares=(0.25, 0.25, 0.25, 0.25), calibration="paper", max_iter=300, **PB)
+              epsilon1_share=0.5, delta_shares=(0.25, 0.25, 0.25, 0.25), calibration="paper", max_iter=5000, **PB)
     diffs, sig = [], None
     for s in range(25):
         r = qop_inexact(X, y, rng=s, **kw)

@@ -36,7 +36,7 @@ Y1[-1] = X1[-1] @ T
 COMMON = dict(epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, feature_bound=XI, rng=3)
 MECHS = {
     "QOP": lambda X, y: qop(X, y, anchor=ANCHOR, iterations=50, **COMMON),
-    "QOP inexact": lambda X, y: qop_inexact(X, y, anchor=ANCHOR, tau=1e-6, eta=0.02, max_iter=200, **COMMON),
+    "QOP inexact": lambda X, y: qop_inexact(X, y, anchor=ANCHOR, tau=1e-6, eta=0.02, max_iter=5000, **COMMON),
     "LOP": lambda X, y: lop(X, y, label_bound=B, iterations=50, **COMMON),
     "clipped LOP": lambda X, y: lop_clipped(X, y, clip=3.0, iterations=50, **COMMON),
     "broken LOP": lambda X, y: broken_lop(X, y, label_bound=B, iterations=50, **COMMON),

@@ -159,3 +159,47 @@ def test_qop_inexact_checks_the_declared_tau():
     sw = qop_inexact_risk_sweep(X, y, radii=[1.0, 5.0], anchors=[t, t], anchor_errors=[1e-3, 1e-3], epsilon=1.0,
                                 delta=1e-3, lam=0.1, trials=2, rng=0, tau=1e-6)
     assert sw.info["tau_certified"] and sw.info["max_certified_suboptimality"] <= 1e-6
+
+
+def test_tau_auto_is_public_and_certifiable_where_1e6_is_not():
+    # With m = 8d the calibration's σ² is ≈ 1e27 and 1e-6 is below the certificate's rounding floor: a
+    # declared τ = 1e-6 is not certified (warning); "auto" declares 100 × the floor — a function of public
+    # quantities only (identical on a neighbouring data set) — and is certified.
+    import warnings
+
+    from dpexplore.erm import qop_inexact
+    from dpexplore.erm.calibration import qop_inexact_tau_floor
+
+    X, y, t = interpolation_data(200, 50, xi=5.0, rng=0)
+    kw = dict(epsilon=0.5, delta=0.01, lam=1.0, radius=10.0, anchor=t + 0.05, eta=0.4, m=400, feature_bound=5.0,
+              rng=0)
+    with pytest.warns(RuntimeWarning, match="exceeds the declared tau"):
+        fixed = qop_inexact(X, y, tau=1e-6, **kw)
+    assert not fixed.diagnostics["tau_certified"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = qop_inexact(X, y, tau="auto", **kw)
+    D = auto.diagnostics
+    floor = qop_inexact_tau_floor(sigma2=D["sigma2"], alpha=D["alpha"], beta=D["beta"], n=200, L=25.0, radius=10.0,
+                                  d=50)
+    assert D["tau"] == pytest.approx(100 * floor) and D["tau"] > 1e-6 and D["tau_certified"]
+    assert np.sqrt(2 * D["tau"] / (D["alpha"] * D["sigma2"])) < 1e-9  # tiny as a distance
+    X1, y1 = X.copy(), y.copy()
+    X1[0] *= -1.0
+    y1[0] *= -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other = qop_inexact(X1, y1, tau="auto", **kw)
+    assert other.diagnostics["tau"] == D["tau"] and other.diagnostics["output_sigma"] == D["output_sigma"]
+    # at the paper's scale (σ² ≈ 1e14) the floor is far below 1e-6 and "auto" is 1e-6
+    X, y, t = interpolation_data(300, 100, xi=1.0, rng=0)
+    r = qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=5.0, anchor=t, tau="auto", eta=1e-3, rng=0)
+    assert r.diagnostics["tau"] == 1e-6 and r.diagnostics["tau_certified"]
+
+
+def test_tau_strings_other_than_auto_are_rejected_with_the_valid_range():
+    from dpexplore.erm import qop_inexact
+
+    X, y, t = interpolation_data(20, 3, xi=1.0, rng=0)
+    with pytest.raises(TypeError, match=r"^tau must be a finite number >= 0 or 'auto'; got 'fast' of type str$"):
+        qop_inexact(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=1.0, anchor=t, tau="fast", eta=0.1)
