@@ -36,3 +36,14 @@ def table(header: list[str], rows: list[list[object]]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
+
+
+def machine_line(when: str = "at start") -> str:
+    """One line on the machine the timings come from: cores and the load average when called."""
+    import os
+
+    try:
+        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:  # not available on this platform
+        load = "unknown"
+    return f"Machine: {os.cpu_count()} cores; load average (1, 5, 15 min) {when}: {load}."

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import median_time, table  # noqa: E402
+from _timing import machine_line, median_time, table  # noqa: E402
 
 from dpexplore.erm import (  # noqa: E402
     REFERENCE_TABLE,
@@ -61,7 +61,7 @@ def main() -> None:
     t_in = median_time(lambda: qop_utility_bound_curve(eps, dls, tau=1e-3, eta=1e-3, **c), repeat=1)
     print("\n## utility-bound optimiser (the 16 entries of the paper's table, vectorised)\n")
     print(table(["bound", "time (s)"], [["exact", f"{t_ex:.2f}"], ["inexact", f"{t_in:.2f}"]]))
-    print("\nTimings taken on a shared 2-core machine under load from other jobs.")
+    print("\n" + machine_line("at the end"))
 
 
 if __name__ == "__main__":

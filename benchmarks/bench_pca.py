@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import median_time, table  # noqa: E402
+from _timing import machine_line, median_time, table  # noqa: E402
 
 from dpexplore.pca import (  # noqa: E402
     adaptive_power_iteration,
@@ -47,7 +47,7 @@ def main() -> None:
         rows.append([n, d, f"{n * d:.1e}", f"{t_ax * 1e3:.3f}", f"{t_np * 1e3:.3f}", f"{t_wc * 1e3:.3f}",
                      f"{t_ad * 1e3:.3f}", f"{t_ad / t_ax:.1f}", f"{t_ag * 1e3:.1f}",
                      f"{np.mean(res.rows_filtered):.1f}"])
-    print(f"## Time per iteration (T = {T}, ε = 10, δ = 1e-5); machine shared with other jobs: timings under load\n")
+    print(f"## Time per iteration (T = {T}, ε = 10, δ = 1e-5)\n\n{machine_line()}\n")
     print(table(["n", "d", "n·d", "one A x (ms)", "non-private / iter (ms)", "worst-case / iter (ms)",
                  "adaptive / iter (ms)", "adaptive ÷ A x", "Analyze Gauss total (ms)", "rows left out / iter"],
                 rows))
