@@ -14,6 +14,7 @@ JSON configuration is enough to harden a server — no Python config file, no la
 from __future__ import annotations
 
 import os
+import time
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
@@ -38,9 +39,48 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         40, config=True, help="Refuse to start a kernel (HTTP 503) when this many are already running."
     )
 
+    unconnected_grace = Integer(
+        300, config=True,
+        help="Never cull a kernel that no browser has connected to yet until this many seconds after it "
+             "started (keep it above VoilaExecutor.timeout + startup_timeout). Voila executes the notebook "
+             "before the page connects, and the idle culler can take that executing kernel for idle: a load "
+             "test with a 20 s cull time saw 'Culling idle kernel ... with 0 connections due to 22 seconds of "
+             "inactivity' followed by 'Kernel died while waiting for execute reply'.",
+    )
+
     async def start_kernel(self, *args, **kwargs):  # type: ignore[override]
         if len(self.list_kernel_ids()) >= self.max_kernels:
             raise web.HTTPError(
                 503, f"dashboard server is full ({self.max_kernels} sessions); close a tab or try again later"
             )
-        return await super().start_kernel(*args, **kwargs)
+        kernel_id = await super().start_kernel(*args, **kwargs)
+        self._started_at()[kernel_id] = time.monotonic()
+        return kernel_id
+
+    def _started_at(self) -> dict[str, float]:
+        if not hasattr(self, "_dpx_started_at"):
+            self._dpx_started_at: dict[str, float] = {}
+            self._dpx_connected: set[str] = set()
+        return self._dpx_started_at
+
+    def notify_connect(self, kernel_id):
+        self._started_at()
+        self._dpx_connected.add(kernel_id)
+        super().notify_connect(kernel_id)
+
+    def in_grace(self, kernel_id: str) -> bool:
+        """True while a kernel has never had a browser connection and started < ``unconnected_grace`` s ago."""
+        started = self._started_at().get(kernel_id)
+        return (kernel_id not in self._dpx_connected and started is not None
+                and time.monotonic() - started < self.unconnected_grace)
+
+    async def cull_kernel_if_idle(self, kernel_id):
+        kernel = self._kernels.get(kernel_id)
+        if kernel is not None and getattr(kernel, "execution_state", None) != "dead" and self.in_grace(kernel_id):
+            return  # still executing the notebook for a page that has not connected yet
+        await super().cull_kernel_if_idle(kernel_id)
+
+    async def shutdown_kernel(self, kernel_id, *args, **kwargs):  # type: ignore[override]
+        self._started_at().pop(kernel_id, None)
+        self._dpx_connected.discard(kernel_id)
+        return await super().shutdown_kernel(kernel_id, *args, **kwargs)
