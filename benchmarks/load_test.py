@@ -158,15 +158,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--moves", type=int, default=4, help="slider moves per session")
     ap.add_argument("--timeout", type=float, default=300, help="deadline per level (s)")
     ap.add_argument("--cull", type=int, default=20, help="idle-kernel cull time for this run (s)")
+    ap.add_argument("--grace", type=int, default=300,
+                    help="unconnected-kernel grace for this run (s): a kernel whose page never connected "
+                         "(a failed session) is culled only after it, so the leftover check waits for it")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
     extra = [f"--MappingKernelManager.cull_idle_timeout={a.cull}", "--MappingKernelManager.cull_interval=5",
-             f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}"]
+             f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}",
+             f"--LimitedKernelManager.unconnected_grace={a.grace}"]
     with VoilaServer(Path(a.notebooks_dir), cwd=ROOT, extra_args=extra) as server:
         for n in a.sessions:
             row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout))
-            t_end = time.time() + a.cull + 30
+            # connected kernels go within cull + 30 s; those of failed sessions after the grace
+            t_end = time.time() + a.cull + 30 + (a.grace if row["errors"] else 0)
             while _kernels(server) and time.time() < t_end:
                 time.sleep(1)
             row["kernels_left_after"] = len(_kernels(server))

@@ -38,6 +38,12 @@ def test_voila_settings_are_the_same_for_cli_and_binder():
     assert server["VoilaConfiguration"]["show_tracebacks"] is False
     assert server["VoilaExecutor"]["timeout"] > 0
     assert server["MappingKernelManager"]["cull_idle_timeout"] > 0
+    # measured under load (20 sessions on 2 cores): with nbclient's default 4 s, 8 of 20 pages lost their
+    # widget output ("Timeout waiting for IOPub output"); and a kernel still executing the notebook must
+    # outlive the execution (the idle culler once took one for idle): grace > execution + startup timeouts
+    ex = server["VoilaExecutor"]
+    assert ex["iopub_timeout"] >= 30
+    assert server["LimitedKernelManager"]["unconnected_grace"] > ex["timeout"] + ex["startup_timeout"]
 
 
 def test_binder_requirements_match_root():

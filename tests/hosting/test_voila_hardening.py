@@ -267,7 +267,7 @@ def test_load_tool_smoke():
             pytest.fail("browser required (DPEXPLORE_REQUIRE_BROWSER=1) but no Chromium")
         pytest.skip("no Chromium at /usr/bin/chromium")
     args = ["--sessions", "2", "--notebook", "kit_demo.ipynb", "--notebooks-dir", str(FIXTURES), "--moves", "2",
-            "--cull", "6", "--timeout", "240"]
+            "--cull", "6", "--grace", "60", "--timeout", "240"]
     # One retry: on a heavily loaded machine a session has once missed its 240 s deadline (CI log of a
     # fresh clone while two other test runs shared the 2 cores). The tool counts that as an error, as it
     # should; a second failure in a row is a real failure.
