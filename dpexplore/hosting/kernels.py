@@ -48,30 +48,28 @@ class LimitedKernelManager(AsyncMappingKernelManager):
              "inactivity' followed by 'Kernel died while waiting for execute reply'.",
     )
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.started_at: dict[str, float] = {}  # kernel id -> time.monotonic() at start
+        self.ever_connected: set[str] = set()  # kernel ids a browser has connected to
+
     async def start_kernel(self, *args, **kwargs):  # type: ignore[override]
         if len(self.list_kernel_ids()) >= self.max_kernels:
             raise web.HTTPError(
                 503, f"dashboard server is full ({self.max_kernels} sessions); close a tab or try again later"
             )
         kernel_id = await super().start_kernel(*args, **kwargs)
-        self._started_at()[kernel_id] = time.monotonic()
+        self.started_at[kernel_id] = time.monotonic()
         return kernel_id
 
-    def _started_at(self) -> dict[str, float]:
-        if not hasattr(self, "_dpx_started_at"):
-            self._dpx_started_at: dict[str, float] = {}
-            self._dpx_connected: set[str] = set()
-        return self._dpx_started_at
-
     def notify_connect(self, kernel_id):
-        self._started_at()
-        self._dpx_connected.add(kernel_id)
+        self.ever_connected.add(kernel_id)
         super().notify_connect(kernel_id)
 
     def in_grace(self, kernel_id: str) -> bool:
         """True while a kernel has never had a browser connection and started < ``unconnected_grace`` s ago."""
-        started = self._started_at().get(kernel_id)
-        return (kernel_id not in self._dpx_connected and started is not None
+        started = self.started_at.get(kernel_id)
+        return (kernel_id not in self.ever_connected and started is not None
                 and time.monotonic() - started < self.unconnected_grace)
 
     async def cull_kernel_if_idle(self, kernel_id):
@@ -81,6 +79,6 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         await super().cull_kernel_if_idle(kernel_id)
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):  # type: ignore[override]
-        self._started_at().pop(kernel_id, None)
-        self._dpx_connected.discard(kernel_id)
+        self.started_at.pop(kernel_id, None)
+        self.ever_connected.discard(kernel_id)
         return await super().shutdown_kernel(kernel_id, *args, **kwargs)

@@ -24,7 +24,7 @@ def _manager(monkeypatch, grace=300):
 
 def _add(m, kernel_id, *, age, state="idle"):
     m._kernels[kernel_id] = types.SimpleNamespace(execution_state=state)
-    m._started_at()[kernel_id] = time.monotonic() - age
+    m.started_at[kernel_id] = time.monotonic() - age
 
 
 def test_unconnected_young_kernel_is_not_culled_but_old_connected_and_dead_ones_are(monkeypatch):
