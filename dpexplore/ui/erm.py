@@ -64,6 +64,20 @@ def _bound_curves(alpha1: str):
     return dict(zip(BOUND_DELTAS, e)), dict(zip(BOUND_DELTAS, i))
 
 
+def _without_tau_warnings(run):
+    """Run ``run()`` with qop_inexact's uncertified-τ RuntimeWarning silenced: the page reports it instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return run()
+
+
+def _uncertified_message(where: str, certified: float, tau: float) -> str:
+    return html.escape(
+        f"QOP (inexact), {where}: the solver's certified suboptimality {certified:.2g} exceeds the declared "
+        f"τ = {tau:.3g} in at least one run, so those releases are not (ε, δ)-DP at these settings. The solve "
+        "converges slowly when W is nearly singular (m/d near 1): raise m/d.")
+
+
 class QuadraticPerturbationDashboard(Dashboard):
     """QOP vs LOP and clipped LOP on interpolating least squares + LASSO over a box."""
 
@@ -170,13 +184,11 @@ class QuadraticPerturbationDashboard(Dashboard):
         def run():
             X, y, t = self._data(p)
             a = self._anchor(p, p["eta"])
-            with warnings.catch_warnings():  # an uncertified τ is reported in the page (figure), not on stderr
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return compare_mechanisms(X, y, radii=RADII, anchor=a, rng=p["seed"] + 2,
-                                          anchor_error=self._declared_eta(p, a), tau=TAU, label_bound=LABEL_BOUND,
-                                          **self._kw(p))
+            return compare_mechanisms(X, y, radii=RADII, anchor=a, rng=p["seed"] + 2,
+                                      anchor_error=self._declared_eta(p, a), tau=TAU, label_bound=LABEL_BOUND,
+                                      **self._kw(p))
 
-        return self.memo(key, run)
+        return self.memo(key, lambda: _without_tau_warnings(run))
 
     # ------------------------------------------------------------------------------------------
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
@@ -211,11 +223,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         fig.add_vline(x=p["kappa"], line={"color": "#999", "dash": "dot", "width": 1})
         info = c.info
         if not info["tau_certified"]:
-            self.messages.append(html.escape(
-                f"QOP (inexact): the solver's certified suboptimality {info['max_certified_suboptimality']:.2g} "
-                f"exceeds the declared τ = {info['tau']:.3g} in at least one run, so the plotted QOP release is "
-                "not (ε, δ)-DP at these settings. The solve converges slowly when W is nearly singular (m/d near "
-                "1): raise m/d."))
+            self.messages.append(_uncertified_message("panel 1", info["max_certified_suboptimality"], info["tau"]))
         F.add_note(fig, f"QOP (inexact): σ² = {info['sigma2']:.3g}, σ²λ_max(W)/(nL) ≈ {info['qop_weight_ratio']:.3g}, "
                         f"declared η = {info['anchor_error']:.3g}, τ = {info['tau']:.2g}, i.e. ‖θ̂ − θ*‖ ≤ "
                         f"{np.sqrt(2 * info['tau'] / (info['alpha'] * info['sigma2'])):.1g} (certified suboptimality ≤ "
@@ -274,23 +282,15 @@ class QuadraticPerturbationDashboard(Dashboard):
             mean, lo, hi, ratios = qop_risk_sweep(X, y, radius=kappa, anchors=[a] * len(WEIGHT_GRID),
                                                   weight_scales=WEIGHT_GRID / ratio0, rng=p["seed"] + 5,
                                                   iterations=p["iterations"], **kw)
-            worst = max(base.info["max_certified_suboptimality"], sw.info["max_certified_suboptimality"])
-            ok = base.info["tau_certified"] and sw.info["tau_certified"]
-            worst = (worst, ok, max(base.info["tau"], sw.info["tau"]))
-            return eta_rows, hat_rows, anchor_risk, base, np.stack([mean, lo, hi], axis=1), ratios, worst
+            certificate = (base.info["tau_certified"] and sw.info["tau_certified"],
+                           max(base.info["max_certified_suboptimality"], sw.info["max_certified_suboptimality"]),
+                           max(base.info["tau"], sw.info["tau"]))
+            return eta_rows, hat_rows, anchor_risk, base, np.stack([mean, lo, hi], axis=1), ratios, certificate
 
-        def quiet_run():
-            with warnings.catch_warnings():  # an uncertified τ is reported in the page, not on stderr
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return run()
-
-        eta_rows, hat_rows, anchor_risk, base, w_rows, w_ratios, worst = self.memo(key, quiet_run)
-        worst, ok, tau = worst
-        if not ok:
-            self.messages.append(html.escape(
-                f"QOP (inexact), panel 3: the solver's certified suboptimality {worst:.2g} exceeds the declared "
-                f"τ = {tau:.3g} in at least one run, so those releases are not (ε, δ)-DP at these settings "
-                "(raise m/d)."))
+        eta_rows, hat_rows, anchor_risk, base, w_rows, w_ratios, (certified, worst, tau) = self.memo(
+            key, lambda: _without_tau_warnings(run))
+        if not certified:
+            self.messages.append(_uncertified_message("panel 3", worst, tau))
         fig = make_subplots(rows=1, cols=2, subplot_titles=(f"risk vs anchor error η (κ = {kappa:.3g})",
                                                             "risk vs weight of the quadratic"))
         fig.update_layout(template="plotly_white", height=440, margin={"l": 60, "r": 20, "t": 60, "b": 40},

@@ -429,17 +429,28 @@ class SpectralClusteringDashboard(Dashboard):
     )
     audit_runs = (200_000, 1_000_000)
 
+    @staticmethod
+    def _runs_used(which: str, n: int, runs: int) -> int | None:
+        """Runs per input the selected audit really performs (None: exact, samples nothing)."""
+        if which == "shuffle_hubs":
+            return hub_audit_runs(n, runs)
+        if which == "noisy_power":
+            return min(runs, POWER_AUDIT_MAX_RUNS)
+        if which in ("shuffle", "shuffle_small"):
+            return None
+        return runs
+
     def audit_runs_note(self, p, runs: int) -> str:
         which, n = p["audit"], p["n"]
-        if which == "shuffle_hubs":
-            used = hub_audit_runs(n, runs)
-            return (f"This audit uses {used:,} runs per input at n = {n}: each run is a full n×n matrix shuffle "
-                    "(the slider sets the other audits' runs)." if used != runs else "")
-        if which == "noisy_power" and runs > POWER_AUDIT_MAX_RUNS:
-            return f"This audit uses at most {POWER_AUDIT_MAX_RUNS:,} runs per input (each run is an n×k release)."
-        if which in ("shuffle", "shuffle_small"):
+        used = self._runs_used(which, n, runs)
+        if used is None:
             return "This audit is exact (it computes both output laws): the run count is not used."
-        return ""
+        if used == runs:
+            return ""
+        if which == "shuffle_hubs":
+            return (f"This audit uses {used:,} runs per input at n = {n}: each run is a full n×n matrix shuffle "
+                    "(the slider sets the other audits' runs).")
+        return f"This audit uses at most {used:,} runs per input (each run is an n×k release)."
 
     def audit_report(self, p, *, broken, runs, rng, progress) -> AuditReport:
         n, eps, k = p["n"], p["epsilon"], p["k"]
@@ -450,13 +461,13 @@ class SpectralClusteringDashboard(Dashboard):
             res = audit_analyze_gauss(epsilon=eps, delta=delta, runs=runs, broken=broken, rng=rng, progress=progress)
         elif which == "noisy_power":
             res = audit_noisy_power_step(n, k=k, epsilon=eps, delta=delta, iterations=ITERATIONS,
-                                         runs=min(runs, POWER_AUDIT_MAX_RUNS), broken=broken, bug="average_row_norm",
+                                         runs=self._runs_used(which, n, runs), broken=broken, bug="average_row_norm",
                                          rng=rng, progress=progress)
         elif which == "rr":
             res = audit_randomized_response(epsilon0=e0, runs=runs, broken=broken, rng=rng, progress=progress)
         elif which == "shuffle_hubs":
             res = audit_matrix_shuffle_hubs(n, epsilon0=e0, delta=delta, accountant=p["accountant"], broken=broken,
-                                            runs=hub_audit_runs(n, runs), rng=rng, progress=progress)
+                                            runs=self._runs_used(which, n, runs), rng=rng, progress=progress)
             bound = f"its true ε ≤ 2ε0 = {2 * e0:.3g}" if broken else f"sound bound ε0 = {e0:.3g}"
             res = dataclasses.replace(res, mechanism=f"{res.mechanism} — {bound}")
         else:
