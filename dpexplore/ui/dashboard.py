@@ -34,7 +34,7 @@ import dpexplore
 
 from .audit import AuditPanel, AuditReport
 from .controls import Control
-from .figures import message_figure
+from .figures import display_output, message_figure, plotly_mimebundle
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
 
@@ -308,13 +308,12 @@ class Dashboard(widgets.VBox):
     def _show(self, name: str, fig: go.Figure) -> None:
         if not self._render:
             return
-        out = self._outputs[name]
-        out.clear_output(wait=True)
-        with out:
-            # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
-            # (every first draw in Voila) gets a 0-px-high container and stays invisible (measured in
-            # headless Chromium); without it the plot takes the layout's height and the container's width.
-            fig.show(renderer="plotly_mimetype", config={"displaylogo": False})
+        # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
+        # (every first draw in Voila) gets a 0-px-high container and stays invisible (measured in
+        # headless Chromium); without it the plot takes the layout's height and the container's width.
+        # The bundle is the one fig.show(renderer="plotly_mimetype") publishes, set as the Output's
+        # state in one update (see figures.plotly_mimebundle / display_output for why).
+        self._outputs[name].outputs = display_output(plotly_mimebundle(fig, {"displaylogo": False}))
 
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod

@@ -11,10 +11,12 @@ Conventions every dashboard follows:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 
 __all__ = [
     "COLORS",
@@ -25,7 +27,12 @@ __all__ = [
     "add_theory",
     "add_note",
     "message_figure",
+    "PLOTLY_MIMETYPE",
+    "plotly_mimebundle",
+    "display_output",
 ]
+
+PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
 
 # Okabe–Ito palette: distinguishable for colour-blind readers.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -167,3 +174,32 @@ def message_figure(title: str, message: str, *, height: int = 300) -> go.Figure:
     fig.add_annotation(text=message, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
                        font={"size": 13, "color": "#444"})
     return fig
+
+
+def plotly_mimebundle(fig: go.Figure, config: Mapping | None = None) -> dict:
+    """The display bundle ``fig.show(renderer="plotly_mimetype", config=config)`` would publish.
+
+    Built directly: ``fig.show`` first imports plotly.io's renderer framework (nbformat, jsonschema and
+    their grammars: 1.4–1.6 s and ~20 MiB per kernel, measured), for a bundle that is this one, byte for
+    byte (tested against plotly's own ``PlotlyRenderer``).
+
+    Examples
+    --------
+    >>> b = plotly_mimebundle(go.Figure(go.Scatter(x=[1], y=[2])), {"displaylogo": False})
+    >>> sorted(b[PLOTLY_MIMETYPE])
+    ['config', 'data', 'layout']
+    """
+    fig_dict = fig.to_dict()
+    if config:
+        fig_dict["config"] = dict(config)
+    return {PLOTLY_MIMETYPE: json.loads(to_json_plotly(fig_dict))}
+
+
+def display_output(bundle: Mapping) -> tuple[dict]:
+    """An ``ipywidgets.Output.outputs`` value showing one display bundle.
+
+    Assigning it to ``Output.outputs`` replaces what the Output shows in one state update; the
+    ``with out: display(...)`` route makes the browser upload the whole redrawn Output state and the
+    kernel echo it back on every redraw (0.35–1.3 MB per slider move, measured).
+    """
+    return ({"output_type": "display_data", "data": dict(bundle), "metadata": {}},)

@@ -183,3 +183,40 @@ def test_band_on_a_log_subplot_drops_nonpositive_edges():
                    row=1, col=2)
     band = fig.data[0]
     assert min(band.y) > 0 and len(band.x) == 4  # the point with a negative lower edge is left out
+
+
+def test_plotly_bundle_is_the_one_fig_show_publishes():
+    # figures.plotly_mimebundle replaces fig.show(renderer="plotly_mimetype"): same bytes, fewer imports
+    import json
+
+    from plotly.io._base_renderers import PlotlyRenderer
+
+    fig = F.base_figure("t", "x", "y", log_x=True)
+    fig.add_trace(go.Scatter(x=np.array([1e-3, 0.5, 2.0]), y=np.array([np.nan, 1.0, 2.5]), name="a"))
+    config = {"displaylogo": False}
+    ours = F.plotly_mimebundle(fig, config)
+    theirs = PlotlyRenderer(config=config).to_mimebundle(fig.to_dict())
+    assert json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True)
+
+
+def test_show_sets_output_state_without_plotly_renderers():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tests.ui.test_kit import ToyDashboard\n"
+        "d = ToyDashboard(query_string='', render=True)\n"
+        "outs = d._outputs['main'].outputs\n"
+        "assert len(outs) == 1 and outs[0]['output_type'] == 'display_data', outs\n"
+        "assert 'application/vnd.plotly.v1+json' in outs[0]['data']\n"
+        "d.set_params(n=200)\n"
+        "assert len(d._outputs['main'].outputs) == 1\n"
+        "print(sorted(m for m in ('nbformat', 'jsonschema', 'plotly.io._renderers') if m in sys.modules))\n"
+    )
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
