@@ -149,6 +149,7 @@ class Dashboard(widgets.VBox):
         self.widgets = {c.name: c.make_widget(values[c.name]) for c in self.controls}
         for name, w in self.widgets.items():
             w.observe(self._make_handler(name), names="value")
+            w.add_class(f"dpx-ctl-{name}")  # a stable handle for browser tests and benchmarks
 
         self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._message_box = widgets.HTML()
