@@ -71,6 +71,7 @@ from dpexplore.core.audit import (
 from dpexplore.core.gaussian import gdp_epsilon, zcdp_to_dp
 from dpexplore.core.privacy_curves import hockey_stick
 from dpexplore.core.random import RNGLike, as_generator
+from dpexplore.core.sparse_vector import AboveThresholdResult
 from dpexplore.core.validation import (
     check_choice,
     check_delta,
@@ -85,7 +86,6 @@ from .data import _check_data, top_singular
 from .mechanisms import (
     _NEIGHBOURS,
     PCAResult,
-    ThresholdChoice,
     _adaptive_run,
     _check_grid,
     _gauss_run,
@@ -684,19 +684,20 @@ def broken_choose_threshold(scores, grid, m0: int, epsilon: float, *, rng: RNGLi
     >>> broken_choose_threshold(np.array([0.1, 0.2, 0.3, 0.9]), grid, 1, 1e9, rng=0)
     ThresholdChoice(index=2, theta=0.5, queries_answered=3)
     """
-    m0 = check_int(m0, "m0", low=0)
-    grid = _check_grid(grid)
-    s = np.sort(check_vector(scores, "scores", min_size=0))
-    if np.any(s < 0):
-        raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
+    return choose_threshold(scores, grid, m0, epsilon, rng=rng, _above_threshold=_above_threshold_without_query_noise)
+
+
+def _above_threshold_without_query_noise(queries, threshold: float, epsilon: float, *, sensitivity: float,
+                                         rng: RNGLike) -> AboveThresholdResult:
+    """:func:`~dpexplore.core.above_threshold` with THE BUG: the threshold noised, the queries not (ν_i = 0)."""
     eps = check_epsilon(epsilon)
-    counts = s.size - np.searchsorted(s, grid, side="right")
-    rho = as_generator(rng).laplace(scale=2.0 / eps)  # threshold noise, as in AboveThreshold step 1
-    passed = np.flatnonzero(counts <= m0 + 0.5 - rho)  # THE BUG: no ν_j ~ Lap(4/ε) on the counts
-    if passed.size == 0:
-        return ThresholdChoice(None, float(grid[-1]), int(grid.size))
-    j = int(passed[0])
-    return ThresholdChoice(j, float(grid[j]), j + 1)
+    noisy_threshold = threshold + as_generator(rng).laplace(scale=2.0 * sensitivity / eps)  # as AboveThreshold
+    count = 0
+    for i, q in enumerate(queries):
+        count += 1
+        if q >= noisy_threshold:  # THE BUG: no ν_i ~ Lap(4Δ/ε) added to q
+            return AboveThresholdResult(i, count, float(noisy_threshold), eps)
+    return AboveThresholdResult(None, count, float(noisy_threshold), eps)
 
 
 broken_svt_adaptive_power_iteration = _broken(
