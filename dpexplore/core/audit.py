@@ -55,6 +55,7 @@ __all__ = [
     "ExactAudit",
     "StatisticalAudit",
     "PairAuditMixin",
+    "PairAudit",
     "exact_audit",
     "exact_audit_result",
     "check_audit_args",
@@ -495,6 +496,47 @@ class PairAuditMixin:
         lo = self.epsilon_lower
         st = lo is not None and math.isfinite(lo) and lo > self.claimed_epsilon
         return bool(ex or st)
+
+
+@dataclass(frozen=True)
+class PairAudit(PairAuditMixin):
+    """One mechanism audited on one neighbouring pair: the claim, the pair's exact ε and the measured ε̂.
+
+    The fields a paper's audit result shares (a paper subclasses it to add its own, e.g.
+    :class:`dpexplore.pca.audit.PCAAudit`); ``epsilon_lower``, ``cancelled`` and ``violation`` come
+    from :class:`PairAuditMixin`.
+
+    Attributes
+    ----------
+    mechanism : str
+        What was audited ("BROKEN …" for a broken variant).
+    neighbours : str
+        The neighbouring pair, in words.
+    claimed_epsilon : float
+        The ε claimed at ``delta`` for the audited release.
+    delta : float
+        δ at which every ε here is stated.
+    exact_epsilon : float
+        The pair's exact ε at ``delta`` (NaN where its law is not computable; ``inf`` for disjoint supports).
+    statistical : StatisticalAudit
+        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
+    broken : bool
+        A deliberately broken variant was audited.
+
+    Examples
+    --------
+    >>> a = PairAudit("demo", "x vs x'", 1.0, 0.0, 1.5, None, False)
+    >>> a.violation, a.epsilon_lower
+    (True, None)
+    """
+
+    mechanism: str
+    neighbours: str
+    claimed_epsilon: float
+    delta: float
+    exact_epsilon: float
+    statistical: StatisticalAudit | None
+    broken: bool
 
 
 def gaussian_mechanism_scores(sigma: float, sensitivity: float, runs: int, *, rng: RNGLike = None):

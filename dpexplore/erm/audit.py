@@ -83,7 +83,7 @@ import numpy as np
 from scipy import special, stats
 
 from dpexplore.core import RNGLike, as_generator
-from dpexplore.core.audit import PairAuditMixin, StatisticalAudit, check_audit_args, sampled_audit
+from dpexplore.core.audit import PairAudit, check_audit_args, sampled_audit
 from dpexplore.core.gaussian import gdp_epsilon
 from dpexplore.core.privacy_curves import exact_epsilon
 from dpexplore.core.validation import (
@@ -131,34 +131,20 @@ _SAFE = 1.0 - 1e-9  # build the LOP example just inside the gradient bound, so r
 
 
 @dataclass(frozen=True)
-class ERMAudit(PairAuditMixin):
-    """Result of an ERM audit (independent of the dashboard kit).
+class ERMAudit(PairAudit):
+    """Result of an ERM audit (independent of the dashboard kit): the fields of
+    :class:`~dpexplore.core.audit.PairAudit` and ``details``.
+
+    ``claimed_epsilon, delta`` are the mechanism's claim (ε, δ); ``exact_epsilon`` comes from the
+    d = 1 output law; the statistical score is θ·direction (larger suggests D1).
 
     Attributes
     ----------
-    mechanism : str
-        What was audited ("BROKEN …" for a broken variant).
-    neighbours : str
-        The neighbouring pair, in words.
-    claimed_epsilon, delta : float
-        The mechanism's claim (ε, δ).
-    exact_epsilon : float
-        The pair's exact ε at ``delta`` (from the d = 1 output law; ``inf`` for disjoint supports).
-    statistical : StatisticalAudit
-        The black-box lower bound ε̂ and its test (score: θ·direction, larger suggests D1).
-    broken : bool
     details : dict
         Noise scales, pair constants, seconds, ...
     """
 
-    mechanism: str
-    neighbours: str
-    claimed_epsilon: float
-    delta: float
-    exact_epsilon: float
-    statistical: StatisticalAudit
-    broken: bool
-    details: dict = field(default_factory=dict)  # epsilon_lower, cancelled, violation: PairAuditMixin
+    details: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------

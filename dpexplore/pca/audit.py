@@ -62,8 +62,7 @@ from scipy import linalg, stats
 
 from dpexplore.core.audit import (
     ExactAudit,
-    PairAuditMixin,
-    StatisticalAudit,
+    PairAudit,
     check_audit_args,
     exact_audit,
     sampled_audit,
@@ -130,39 +129,23 @@ _MAX_RUNS = 2_000_000
 
 
 @dataclass(frozen=True)
-class PCAAudit(PairAuditMixin):
-    """Result of a PCA audit (independent of the dashboard kit).
+class PCAAudit(PairAudit):
+    """Result of a PCA audit (independent of the dashboard kit): the fields of
+    :class:`~dpexplore.core.audit.PairAudit` and two more.
+
+    ``claimed_epsilon`` is the claimed ε of the audited part at ``delta`` (the tight curve of the claimed
+    calibration); ``exact_epsilon`` comes from the exact Gaussian law of the audited release.
 
     Attributes
     ----------
-    mechanism : str
-        What was audited ("BROKEN …" for a broken variant).
     scope : str
         Which part of the mechanism (e.g. "one Gaussian step (t of T, x_t and θ_t given)").
-    neighbours : str
-        The neighbouring pair.
-    claimed_epsilon : float
-        The claimed ε of the audited part at ``delta`` (tight curve of the claimed calibration).
     accountant_epsilon : float
         The same claim through the zCDP conversion (looser; NaN where not applicable).
-    exact_epsilon : float
-        The pair's exact ε at ``delta`` (from the exact Gaussian law of the audited release).
-    delta : float
-        δ at which every ε here is stated.
-    statistical : StatisticalAudit
-        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
-    broken : bool
     """
 
-    mechanism: str
     scope: str
-    neighbours: str
-    claimed_epsilon: float
     accountant_epsilon: float
-    exact_epsilon: float
-    delta: float
-    statistical: StatisticalAudit
-    broken: bool  # epsilon_lower, cancelled, violation: PairAuditMixin
 
 
 # ---------------------------------------------------------------------------------------------
