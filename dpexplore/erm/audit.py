@@ -348,6 +348,13 @@ def qop_pair_exact_epsilon(c: float, m: int, delta: float, *, bins: int = 4000) 
 # ---------------------------------------------------------------------------------------------
 # audit runners
 # ---------------------------------------------------------------------------------------------
+def _check_bug(broken, bugs: tuple[str, ...]) -> str | bool:
+    """``broken`` as False or the name of one of ``bugs`` (True means the first)."""
+    if broken is True:
+        return bugs[0]
+    return broken if broken is False else check_choice(broken, "broken", bugs)
+
+
 def audit_lop(
     *, epsilon: float, delta: float, clipped: bool = False, broken: bool = False, runs: int = 40_000,
     grad_bound: float = 1.0, smoothness: float = 1.0, radius: float = 100.0, n: int = 5,
@@ -474,10 +481,7 @@ def audit_qop(
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    if broken is True:
-        broken = QOP_BUGS[0]
-    if broken is not False:
-        broken = check_choice(broken, "broken", QOP_BUGS)
+    broken = _check_bug(broken, QOP_BUGS)
     eta = check_positive(anchor_error, "anchor_error", allow_zero=True)
     runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
     gen = as_generator(rng)
@@ -681,10 +685,7 @@ def audit_qop_inexact(
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    if broken is True:
-        broken = QOP_INEXACT_BUGS[0]
-    if broken is not False:
-        broken = check_choice(broken, "broken", QOP_INEXACT_BUGS)
+    broken = _check_bug(broken, QOP_INEXACT_BUGS)
     eta = check_positive(anchor_error, "anchor_error")
     runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
     gen = as_generator(rng)
