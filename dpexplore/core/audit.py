@@ -266,12 +266,15 @@ def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -
     return float(cand[int(np.argmax(np.maximum(e1, e2)))])
 
 
-def check_audit_args(runs, confidence, *, chunk=None, progress=None,
+_UNSET: Any = object()
+
+
+def check_audit_args(runs, confidence, *, chunk=_UNSET, progress=None,
                      max_runs: int | None = None) -> tuple[int, float, int | None]:
     """Validate the arguments every statistical audit takes; returns ``(runs, confidence, chunk)``.
 
-    ``runs`` ≥ 20 (at most ``max_runs`` when given), 0 < ``confidence`` < 1, ``chunk`` ≥ 1 (or None),
-    ``progress`` a callable or None.
+    ``runs`` ≥ 20 (at most ``max_runs`` when given), 0 < ``confidence`` < 1, ``chunk`` an integer ≥ 1
+    when given (None when not), ``progress`` a callable or None.
 
     Examples
     --------
@@ -280,8 +283,7 @@ def check_audit_args(runs, confidence, *, chunk=None, progress=None,
     """
     runs = check_int(runs, "runs", low=20, high=max_runs)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    if chunk is not None:
-        chunk = check_int(chunk, "chunk", low=1)
+    chunk = None if chunk is _UNSET else check_int(chunk, "chunk", low=1)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable progress(done, total) -> bool or None; got "
                         f"{type(progress).__name__}")
@@ -327,7 +329,8 @@ def sampled_audit(
     True
     """
     t0 = time.perf_counter() if started is None else started
-    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress)
+    runs, conf, chunk = check_audit_args(runs, confidence, progress=progress,
+                                         **({} if chunk is None else {"chunk": chunk}))  # None: no chunking
     s0, s1 = np.empty(runs), np.empty(runs)
     done = 0
     while done < runs:

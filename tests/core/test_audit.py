@@ -186,6 +186,8 @@ def test_both_threshold_rules_give_lower_bounds(seed, rule):
 
 def test_check_audit_args_names_the_parameter():
     assert check_audit_args(20, 0.5) == (20, 0.5, None)
+    with pytest.raises(TypeError, match="chunk"):  # an audit that takes a chunk never runs unchunked
+        check_audit_args(100, 0.95, chunk=None)
     with pytest.raises(ValueError, match=r"^runs must be an integer >= 20 and <= 100; got 101$"):
         check_audit_args(101, 0.95, max_runs=100)
     with pytest.raises(ValueError, match="confidence"):
