@@ -22,6 +22,13 @@ Two kinds of audit:
 An audit can only *refute* a privacy claim (ε̂ > claimed ε means the claim is false on this pair);
 ε̂ ≤ claimed ε is consistent with the claim, not a proof of it.
 
+The machinery every paper's audit shares lives here once: :func:`check_audit_args` (the arguments of a
+statistical audit), :func:`sampled_audit` (scores drawn in chunks with progress and cancel, then the
+held-out test), :func:`audit_from_scores` (the test, with a ``"plug-in"`` or ``"tail"`` threshold rule),
+:func:`exact_audit_result` (an :class:`ExactAudit` from a pair's ε and privacy curve) and
+:class:`PairAuditMixin` (the ``epsilon_lower`` / ``cancelled`` / ``violation`` of a paper's audit result).
+Each paper's ``audit.py`` keeps only its neighbouring pairs, scores and broken variants.
+
 The ``broken_*`` mechanisms are deliberately wrong versions for teaching (each spends more than it
 claims); they are never the default anywhere and say so in their names and results.
 """
@@ -42,12 +49,17 @@ from .permute_and_flip import PermuteAndFlipResult, permute_and_flip
 from .privacy_curves import exact_epsilon, hockey_stick
 from .random import RNGLike, as_generator
 from .randomized_response import RandomizedResponseResult, _check_bits, flip_probability
-from .validation import check_delta, check_epsilon, check_int, check_positive, check_real
+from .validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
 
 __all__ = [
     "ExactAudit",
     "StatisticalAudit",
+    "PairAuditMixin",
+    "PairAudit",
     "exact_audit",
+    "exact_audit_result",
+    "check_audit_args",
+    "sampled_audit",
     "clopper_pearson_upper",
     "epsilon_lower_bound",
     "audit_mechanism",
@@ -106,11 +118,32 @@ def exact_audit(p, q, *, delta: float = 0.0, claimed_epsilon: float | None = Non
     """
     delta = check_delta(delta, allow_zero=True)
     eps = exact_epsilon(p, q, delta)
+    return exact_audit_result(eps, lambda e: max(hockey_stick(p, q, e), hockey_stick(q, p, e)), delta=delta,
+                              claimed_epsilon=claimed_epsilon, grid=grid)
+
+
+def exact_audit_result(epsilon: float, curve: Callable[[float], float], *, delta: float,
+                       claimed_epsilon: float | None = None, grid: int = 60) -> ExactAudit:
+    """An :class:`ExactAudit` from a pair's exact ε (at ``delta``) and its privacy curve δ(ε).
+
+    The one place that turns an exact computation into a result: the curve is evaluated on
+    ``grid`` points of [0, 1.5 ε] ([0, 1.5] when ε is 0 or infinite), and ``violation`` is
+    ε > claimed ε beyond rounding (relative 1e-9, absolute 1e-12). Used by :func:`exact_audit` and by
+    the papers' exact audits whose laws are not finite vectors (a Gaussian shift, a word law in logs).
+
+    Examples
+    --------
+    >>> from dpexplore.core import gdp_delta, gdp_epsilon
+    >>> a = exact_audit_result(gdp_epsilon(1.0, 1e-5), lambda e: gdp_delta(1.0, e), delta=1e-5, claimed_epsilon=4.0)
+    >>> round(a.epsilon, 3), a.violation, a.deltas.shape
+    (4.377, True, (60,))
+    """
+    eps = float(epsilon)
     if claimed_epsilon is not None:
         claimed_epsilon = check_real(claimed_epsilon, "claimed_epsilon", low=0.0, allow_inf=True)
     top = eps if math.isfinite(eps) and eps > 0 else 1.0
     epsilons = np.linspace(0.0, 1.5 * top, check_int(grid, "grid", low=2))
-    deltas = np.array([max(hockey_stick(p, q, e), hockey_stick(q, p, e)) for e in epsilons])
+    deltas = np.array([curve(e) for e in epsilons])
     violation = claimed_epsilon is not None and eps > claimed_epsilon * (1 + 1e-9) + 1e-12
     return ExactAudit(eps, delta, claimed_epsilon, bool(violation), epsilons, deltas)
 
@@ -205,6 +238,115 @@ def _best_threshold(s0: np.ndarray, s1: np.ndarray, delta: float) -> float:
     return float(cand[int(np.argmax(np.maximum(e1, e2)))])
 
 
+Progress = Callable[[int, int], "bool | None"]
+THRESHOLD_RULES = ("plug-in", "tail")
+
+
+def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -> float:
+    """Threshold maximising the Clopper–Pearson lower bound ε̂ on the calibration half (rule ``"tail"``).
+
+    Candidates: quantiles of the pooled calibration scores at 1/400 steps *plus* log-spaced tail
+    quantiles down to 1/size (large ε is only visible far in the tails, at false-positive rates of
+    10⁻⁴, which a 1/400 grid cannot reach). The criterion is the same lower bound that is then
+    evaluated on the held-out half: a plug-in estimate would favour far-tail thresholds backed by a
+    handful of runs, which then fail on the evaluation half.
+    """
+    pooled = np.concatenate([s0, s1])
+    tail = np.geomspace(0.5 / pooled.size, 0.0025, 120)
+    cand = np.unique(np.quantile(pooled, np.concatenate([np.linspace(0, 1, 401), tail, 1 - tail])))
+    n0, n1 = s0.size, s1.size
+    k_fp = n0 - np.searchsorted(np.sort(s0), cand, side="left")  # runs of input 0 with score ≥ t
+    k_fn = np.searchsorted(np.sort(s1), cand, side="left")  # runs of input 1 with score < t
+    alpha = (1.0 - conf) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):  # k = n gives b = 0: the bound is 1 there (set below)
+        fp_up = np.where(k_fp < n0, stats.beta.ppf(1 - alpha, k_fp + 1, n0 - k_fp), 1.0)
+        fn_up = np.where(k_fn < n1, stats.beta.ppf(1 - alpha, k_fn + 1, n1 - k_fn), 1.0)
+        e1 = np.log(np.maximum(1 - delta - fn_up, 1e-300) / fp_up)
+        e2 = np.log(np.maximum(1 - delta - fp_up, 1e-300) / fn_up)
+    return float(cand[int(np.argmax(np.maximum(e1, e2)))])
+
+
+_UNSET: Any = object()
+
+
+def check_audit_args(runs, confidence, *, chunk=_UNSET, progress=None,
+                     max_runs: int | None = None) -> tuple[int, float, int | None]:
+    """Validate the arguments every statistical audit takes; returns ``(runs, confidence, chunk)``.
+
+    ``runs`` ≥ 20 (at most ``max_runs`` when given), 0 < ``confidence`` < 1, ``chunk`` an integer ≥ 1
+    when given (None when not), ``progress`` a callable or None.
+
+    Examples
+    --------
+    >>> check_audit_args(1000, 0.95, chunk=100)
+    (1000, 0.95, 100)
+    """
+    runs = check_int(runs, "runs", low=20, high=max_runs)
+    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    chunk = None if chunk is _UNSET else check_int(chunk, "chunk", low=1)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total) -> bool or None; got "
+                        f"{type(progress).__name__}")
+    return runs, conf, chunk
+
+
+def _cancelled_audit(conf: float, runs: int, claimed: float | None, started: float) -> StatisticalAudit:
+    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
+                            time.perf_counter() - started, cancelled=True)
+
+
+def sampled_audit(
+    sample: Callable[[int], tuple[Any, Any]],
+    runs: int,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    claimed_epsilon: float | None = None,
+    chunk: int | None = None,
+    progress: Progress | None = None,
+    threshold: str = "plug-in",
+    started: float | None = None,
+) -> StatisticalAudit:
+    """The statistical audit of scores drawn in chunks, with progress and cancel.
+
+    ``sample(m)`` returns ``(scores0, scores1)``: the scores of m further runs on input 0 and on
+    input 1, m = min(``chunk``, runs still to do) (all that are still to do when ``chunk`` is None). A
+    bulk sampler may return more than m; the surplus is dropped. The caller owns the random streams
+    (``sample`` closes over them), so an audit's numbers do not depend on how it is chunked when each
+    input draws from its own stream. After each chunk ``progress(done, runs)`` is called; ``False``
+    cancels: the result then has ε̂ = NaN, ``cancelled=True`` and ``runs`` = the runs made per input.
+    Otherwise :func:`audit_from_scores` runs the held-out test; ``seconds`` counts from ``started``
+    (a :func:`time.perf_counter` value, default: this call).
+
+    Examples
+    --------
+    >>> g0, g1 = np.random.default_rng(0).spawn(2)
+    >>> res = sampled_audit(lambda m: (g0.normal(0, 1, m), g1.normal(3, 1, m)), 20000, delta=1e-3, chunk=5000)
+    >>> res.epsilon_lower > 2, res.runs
+    (True, 20000)
+    >>> sampled_audit(lambda m: (g0.normal(0, 1, m), g1.normal(3, 1, m)), 20000, chunk=5000,
+    ...               progress=lambda done, total: done < 10000).cancelled
+    True
+    """
+    t0 = time.perf_counter() if started is None else started
+    runs, conf, chunk = check_audit_args(runs, confidence, progress=progress,
+                                         **({} if chunk is None else {"chunk": chunk}))  # None: no chunking
+    s0, s1 = np.empty(runs), np.empty(runs)
+    done = 0
+    while done < runs:
+        a, b = sample(runs - done if chunk is None else min(chunk, runs - done))
+        a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+        take = min(a.size, b.size, runs - done)
+        if take < 1:
+            raise ValueError("sample(m) must return at least one score per input")
+        s0[done : done + take], s1[done : done + take] = a[:take], b[:take]
+        done += take
+        if progress is not None and progress(done, runs) is False:
+            return _cancelled_audit(conf, done, claimed_epsilon, t0)
+    return audit_from_scores(s0, s1, delta=delta, confidence=conf, claimed_epsilon=claimed_epsilon,
+                             threshold=threshold, started=t0)
+
+
 def audit_mechanism(
     mechanism: Callable[[Any, np.random.Generator], Any],
     input0: Any,
@@ -216,7 +358,7 @@ def audit_mechanism(
     confidence: float = 0.95,
     claimed_epsilon: float | None = None,
     rng: RNGLike = None,
-    progress: Callable[[int, int], bool | None] | None = None,
+    progress: Progress | None = None,
     chunk: int = 250,
 ) -> StatisticalAudit:
     """Black-box audit: a lower bound on ε from runs on two neighbouring inputs.
@@ -254,41 +396,35 @@ def audit_mechanism(
     >>> 0.5 < res.epsilon_lower <= 1.0, res.violation
     (True, False)
     """
+    t0 = time.perf_counter()
     if not callable(mechanism) or not callable(score):
         raise TypeError("mechanism and score must be callables")
-    runs = check_int(runs, "runs", low=20)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress)
     delta = check_delta(delta, allow_zero=True)
-    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
     if claimed_epsilon is not None:
         claimed_epsilon = check_real(claimed_epsilon, "claimed_epsilon", low=0.0, allow_inf=True)
-    chunk = check_int(chunk, "chunk", low=1)
-    gen = as_generator(rng)
-    g0, g1 = gen.spawn(2)
-    s0, s1 = np.empty(runs), np.empty(runs)
-    t0 = time.perf_counter()
-    done = 0
-    while done < runs:
-        stop = min(runs, done + chunk)
-        for i in range(done, stop):
-            s0[i] = float(score(mechanism(input0, g0)))
-            s1[i] = float(score(mechanism(input1, g1)))
-        done = stop
-        if progress is not None and progress(done, runs) is False:
-            return StatisticalAudit(math.nan, conf, done, math.nan, math.nan, math.nan, claimed_epsilon, False,
-                                    time.perf_counter() - t0, cancelled=True)
-    res = audit_from_scores(s0, s1, delta=delta, confidence=conf, claimed_epsilon=claimed_epsilon)
-    return StatisticalAudit(res.epsilon_lower, conf, runs, res.threshold, res.false_positive_rate,
-                            res.false_negative_rate, claimed_epsilon, res.violation, time.perf_counter() - t0)
+    g0, g1 = as_generator(rng).spawn(2)
+
+    def sample(m: int):
+        return ([float(score(mechanism(input0, g0))) for _ in range(m)],
+                [float(score(mechanism(input1, g1))) for _ in range(m)])
+
+    return sampled_audit(sample, runs, delta=delta, confidence=conf, claimed_epsilon=claimed_epsilon, chunk=chunk,
+                         progress=progress, started=t0)
 
 
 def audit_from_scores(
-    scores0, scores1, *, delta: float = 0.0, confidence: float = 0.95, claimed_epsilon: float | None = None
+    scores0, scores1, *, delta: float = 0.0, confidence: float = 0.95, claimed_epsilon: float | None = None,
+    threshold: str = "plug-in", started: float | None = None,
 ) -> StatisticalAudit:
     """The statistical audit on precomputed scores (for mechanisms that sample in bulk).
 
     ``scores0[i]`` / ``scores1[i]`` are the test scores of independent runs on input 0 / input 1
     (the same number of each). The first half of each chooses the threshold, the second half
-    evaluates it.
+    evaluates it. ``threshold`` is the rule that chooses it on the first half: ``"plug-in"`` (the
+    largest plug-in ε over ≤ 401 quantiles) or ``"tail"`` (the largest Clopper–Pearson lower bound,
+    with tail quantiles down to 1/size: for large ε, visible only at false-positive rates far below
+    1/400). Either rule gives a valid bound; ``seconds`` counts from ``started`` (default: this call).
 
     Examples
     --------
@@ -297,7 +433,7 @@ def audit_from_scores(
     >>> res.epsilon_lower > 2
     True
     """
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if started is None else started
     s0 = np.asarray(scores0, dtype=float).ravel()
     s1 = np.asarray(scores1, dtype=float).ravel()
     if s0.size != s1.size or s0.size < 20:
@@ -308,8 +444,12 @@ def audit_from_scores(
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
     if claimed_epsilon is not None:
         claimed_epsilon = check_real(claimed_epsilon, "claimed_epsilon", low=0.0, allow_inf=True)
+    rule = check_choice(threshold, "threshold", THRESHOLD_RULES)
     half = s0.size // 2
-    thr = _best_threshold(s0[:half], s1[:half], delta)  # calibration half
+    if rule == "tail":  # calibration half
+        thr = _tail_threshold(s0[:half], s1[:half], delta, conf)
+    else:
+        thr = _best_threshold(s0[:half], s1[:half], delta)
     e0, e1 = s0[half:], s1[half:]  # evaluation half
     m = e0.size
     fp = int(np.sum(e0 >= thr))
@@ -318,6 +458,88 @@ def audit_from_scores(
     violation = claimed_epsilon is not None and eps_hat > claimed_epsilon
     return StatisticalAudit(eps_hat, conf, int(s0.size), thr, fp / m, fn / m, claimed_epsilon, bool(violation),
                             time.perf_counter() - t0)
+
+
+class PairAuditMixin:
+    """What every paper's audit result derives from its ``claimed_epsilon``, ``exact_epsilon`` and ``statistical``.
+
+    For frozen dataclasses of one mechanism audited on one neighbouring pair: ``exact_epsilon`` is a
+    float (NaN where the law is not computable) or None, ``statistical`` a :class:`StatisticalAudit`
+    or None.
+
+    Examples
+    --------
+    >>> @dataclass(frozen=True)
+    ... class Demo(PairAuditMixin):
+    ...     claimed_epsilon: float
+    ...     exact_epsilon: float
+    ...     statistical: StatisticalAudit | None = None
+    >>> Demo(1.0, 1.2).violation, Demo(1.0, 1.0).violation, Demo(1.0, math.nan).epsilon_lower
+    (True, False, None)
+    """
+
+    claimed_epsilon: float
+    exact_epsilon: float | None
+    statistical: StatisticalAudit | None
+
+    @property
+    def epsilon_lower(self) -> float | None:
+        """ε̂ of the statistical audit (NaN if cancelled; None if none was run)."""
+        return None if self.statistical is None else self.statistical.epsilon_lower
+
+    @property
+    def cancelled(self) -> bool:
+        return self.statistical is not None and self.statistical.cancelled
+
+    @property
+    def violation(self) -> bool:
+        """The exact ε or the lower bound ε̂ exceeds the claim (the claim is refuted on this pair)."""
+        tol = 1e-9 * max(1.0, self.claimed_epsilon)
+        ex = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
+        lo = self.epsilon_lower
+        st = lo is not None and math.isfinite(lo) and lo > self.claimed_epsilon
+        return bool(ex or st)
+
+
+@dataclass(frozen=True)
+class PairAudit(PairAuditMixin):
+    """One mechanism audited on one neighbouring pair: the claim, the pair's exact ε and the measured ε̂.
+
+    The fields a paper's audit result shares (a paper subclasses it to add its own, e.g.
+    :class:`dpexplore.pca.audit.PCAAudit`); ``epsilon_lower``, ``cancelled`` and ``violation`` come
+    from :class:`PairAuditMixin`.
+
+    Attributes
+    ----------
+    mechanism : str
+        What was audited ("BROKEN …" for a broken variant).
+    neighbours : str
+        The neighbouring pair, in words.
+    claimed_epsilon : float
+        The ε claimed at ``delta`` for the audited release.
+    delta : float
+        δ at which every ε here is stated.
+    exact_epsilon : float
+        The pair's exact ε at ``delta`` (NaN where its law is not computable; ``inf`` for disjoint supports).
+    statistical : StatisticalAudit
+        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
+    broken : bool
+        A deliberately broken variant was audited.
+
+    Examples
+    --------
+    >>> a = PairAudit("demo", "x vs x'", 1.0, 0.0, 1.5, None, False)
+    >>> a.violation, a.epsilon_lower
+    (True, None)
+    """
+
+    mechanism: str
+    neighbours: str
+    claimed_epsilon: float
+    delta: float
+    exact_epsilon: float
+    statistical: StatisticalAudit | None
+    broken: bool
 
 
 def gaussian_mechanism_scores(sigma: float, sensitivity: float, runs: int, *, rng: RNGLike = None):

@@ -73,6 +73,7 @@ Measured (tests/erm/test_audit.py; ε = 2, δ = 0.01, 100 000 runs per input, 95
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -82,7 +83,7 @@ import numpy as np
 from scipy import special, stats
 
 from dpexplore.core import RNGLike, as_generator
-from dpexplore.core.audit import StatisticalAudit, audit_from_scores
+from dpexplore.core.audit import PairAudit, check_audit_args, sampled_audit
 from dpexplore.core.gaussian import gdp_epsilon
 from dpexplore.core.privacy_curves import exact_epsilon
 from dpexplore.core.validation import (
@@ -97,7 +98,7 @@ from dpexplore.core.validation import (
 )
 
 from .calibration import ALPHA1_VARIANTS, lop_noise_scale, lop_regularization, qop_output_sigma, qop_sigma2
-from .mechanisms import ERMResult, _common, _qop_inexact_setup, _solve, _wishart, lop
+from .mechanisms import ERMResult, _qop_inexact_setup, _wishart, lop
 from .solvers import davis_yin
 
 __all__ = [
@@ -130,44 +131,20 @@ _SAFE = 1.0 - 1e-9  # build the LOP example just inside the gradient bound, so r
 
 
 @dataclass(frozen=True)
-class ERMAudit:
-    """Result of an ERM audit (independent of the dashboard kit).
+class ERMAudit(PairAudit):
+    """Result of an ERM audit (independent of the dashboard kit): the fields of
+    :class:`~dpexplore.core.audit.PairAudit` and ``details``.
+
+    ``claimed_epsilon, delta`` are the mechanism's claim (ε, δ); ``exact_epsilon`` comes from the
+    d = 1 output law; the statistical score is θ·direction (larger suggests D1).
 
     Attributes
     ----------
-    mechanism : str
-        What was audited ("BROKEN …" for a broken variant).
-    neighbours : str
-        The neighbouring pair, in words.
-    claimed_epsilon, delta : float
-        The mechanism's claim (ε, δ).
-    exact_epsilon : float
-        The pair's exact ε at ``delta`` (from the d = 1 output law; ``inf`` for disjoint supports).
-    statistical : StatisticalAudit
-        The black-box lower bound ε̂ and its test (score: θ·direction, larger suggests D1).
-    broken : bool
     details : dict
         Noise scales, pair constants, seconds, ...
     """
 
-    mechanism: str
-    neighbours: str
-    claimed_epsilon: float
-    delta: float
-    exact_epsilon: float
-    statistical: StatisticalAudit
-    broken: bool
     details: dict = field(default_factory=dict)
-
-    @property
-    def epsilon_lower(self) -> float:
-        return self.statistical.epsilon_lower
-
-    @property
-    def violation(self) -> bool:
-        """The exact ε or the lower bound ε̂ exceeds the claim."""
-        tol = 1e-9 * max(1.0, self.claimed_epsilon)
-        return bool(self.exact_epsilon > self.claimed_epsilon + tol or self.statistical.violation)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,22 +259,11 @@ def broken_lop(
     >>> r.mechanism, r.epsilon, r.diagnostics["noise_sigma"] == lop(X0, y0, rng=0, **kw).diagnostics["noise_sigma"] / 2
     ('BROKEN LOP (noise halved)', 1.0, True)
     """
-    X, y, eps, dl, lam, kappa, L, solver, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound,
-                                                          smoothness, solver, iterations)
-    n, d = X.shape
-    ref = lop(X, y, epsilon=eps, delta=dl, lam=lam, radius=kappa, feature_bound=xi, label_bound=label_bound,
-              smoothness=L, iterations=1, solver="deterministic", rng=0)  # only for its calibration (Δ, ζ, σ_b)
-    y = np.clip(y, -ref.diagnostics["label_bound"], ref.diagnostics["label_bound"])  # as lop does
-    Delta, zeta = ref.diagnostics["Delta"], ref.diagnostics["grad_bound"]
-    sig = 0.5 * ref.diagnostics["noise_sigma"]  # the bug
-    gen = as_generator(rng)
-    b = sig * gen.standard_normal(d)
-    step = 1.0 / (n * L + Delta)
-    res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b, clip=None, step=step, solver=solver, K=K, gen=gen)
-    return ERMResult(theta=res.theta, epsilon=eps, delta=dl, mechanism="BROKEN LOP (noise halved)",
-                     split={"epsilon": eps, "delta": dl},
-                     diagnostics={"Delta": Delta, "noise_sigma": sig, "grad_bound": zeta, "L": L, "feature_bound": xi,
-                                  "label_bound": ref.diagnostics["label_bound"], "broken": True})
+    res = lop(X, y, epsilon=epsilon, delta=delta, lam=lam, radius=radius, feature_bound=feature_bound,
+              label_bound=label_bound, rng=rng, smoothness=smoothness, iterations=iterations, solver=solver,
+              _noise_scale=0.5)  # the bug: σ_b halved, everything else lop's own code
+    return dataclasses.replace(res, mechanism="BROKEN LOP (noise halved)",
+                               diagnostics={**res.diagnostics, "broken": True})
 
 
 def broken_qop_sigma2(
@@ -382,46 +348,11 @@ def qop_pair_exact_epsilon(c: float, m: int, delta: float, *, bins: int = 4000) 
 # ---------------------------------------------------------------------------------------------
 # audit runners
 # ---------------------------------------------------------------------------------------------
-def _chunks(runs: int, chunk: int):
-    done = 0
-    while done < runs:
-        stop = min(runs, done + chunk)
-        yield done, stop
-        done = stop
-
-
-def _run_chunked(sample: Callable[[int, np.random.Generator], tuple[np.ndarray, np.ndarray]], runs: int,
-                 gen: np.random.Generator, progress, chunk: int):
-    """Scores of ``runs`` runs per input, in chunks; None if cancelled."""
-    s0, s1 = np.empty(runs), np.empty(runs)
-    for a, b in _chunks(runs, chunk):
-        s0[a:b], s1[a:b] = sample(b - a, gen)
-        if progress is not None and progress(b, runs) is False:
-            return None
-    return s0, s1
-
-
-def _common_audit(runs, audit_delta, confidence, chunk, rng):
-    runs = check_int(runs, "runs", low=20, high=_MAX_RUNS)
-    conf = check_probability(confidence, "confidence", open_low=True, open_high=True)
-    chunk = check_int(chunk, "chunk", low=1)
-    gen = as_generator(rng)
-    return runs, conf, chunk, gen
-
-
-def _cancelled(conf, runs, claimed, t0):
-    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
-                            time.perf_counter() - t0, cancelled=True)
-
-
-def _statistical(sample, runs, gen, progress, chunk, delta, conf, claimed, t0) -> StatisticalAudit:
-    """Run ``sample`` in chunks and turn the scores into a Clopper–Pearson audit (or a cancelled one)."""
-    scores = _run_chunked(sample, runs, gen, progress, chunk)
-    if scores is None:
-        return _cancelled(conf, runs, claimed, t0)
-    st = audit_from_scores(*scores, delta=delta, confidence=conf, claimed_epsilon=claimed)
-    return StatisticalAudit(st.epsilon_lower, conf, runs, st.threshold, st.false_positive_rate,
-                            st.false_negative_rate, claimed, st.violation, time.perf_counter() - t0)
+def _check_bug(broken, bugs: tuple[str, ...]) -> str | bool:
+    """``broken`` as False or the name of one of ``bugs`` (True means the first)."""
+    if broken is True:
+        return bugs[0]
+    return broken if broken is False else check_choice(broken, "broken", bugs)
 
 
 def audit_lop(
@@ -466,7 +397,8 @@ def audit_lop(
     dl = check_delta(delta)
     clipped = check_bool(clipped, "clipped")
     broken = check_bool(broken, "broken")
-    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
+    gen = as_generator(rng)
     zeta = check_positive(grad_bound, "grad_bound")
     L = check_positive(smoothness, "smoothness")
     X0, y0, X1, y1, shift = lop_worst_case_pair(grad_bound=zeta, radius=radius, n=n)
@@ -481,7 +413,7 @@ def audit_lop(
     step = 1.0 / (nn * L + Delta)
     clip = zeta if clipped else None
 
-    def sample(B, g):
+    def sample(B, g=gen):
         out = []
         for X, y in ((X0, y0), (X1, y1)):
             b = sig * g.standard_normal((B, 1))
@@ -493,7 +425,8 @@ def audit_lop(
 
     t0 = time.perf_counter()
     name = ("BROKEN (σ_b halved) " if broken else "") + ("clipped LOP" if clipped else "LOP")
-    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
+    st = sampled_audit(sample, runs, delta=dl, confidence=conf, claimed_epsilon=eps, chunk=chunk, progress=progress,
+                       started=t0)
     a = nn * X0[0, 0] ** 2 + Delta
     clip_mass = 2 * float(stats.norm.sf((kappa - shift / (2 * a)) * a / sig))
     exact = lop_pair_exact_epsilon(shift, sig, dl)
@@ -548,12 +481,10 @@ def audit_qop(
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    if broken is True:
-        broken = QOP_BUGS[0]
-    if broken is not False:
-        broken = check_choice(broken, "broken", QOP_BUGS)
+    broken = _check_bug(broken, QOP_BUGS)
     eta = check_positive(anchor_error, "anchor_error", allow_zero=True)
-    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
+    gen = as_generator(rng)
     m = check_int(m, "m", low=1, high=1000)
     L = check_positive(smoothness, "smoothness")
     lam = check_positive(lam, "lam", allow_zero=True)
@@ -588,7 +519,7 @@ def audit_qop(
     n_rows = X0.shape[0]
     edge = theta_star - lam_used / (n_rows * L) - 1e-9 if (eta == 0 and m == 2 and lam_used > 0) else None
 
-    def sample(B, g):
+    def sample(B, g=gen):
         out = []
         for X, y in ((X0, y0), (X1, y1)):
             W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
@@ -600,7 +531,8 @@ def audit_qop(
         return out[0], out[1]
 
     t0 = time.perf_counter()
-    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
+    st = sampled_audit(sample, runs, delta=dl, confidence=conf, claimed_epsilon=eps, chunk=chunk, progress=progress,
+                       started=t0)
     c = L / s2
     exact = math.inf if eta > 0 else qop_pair_exact_epsilon(c, m, dl)
     label = {False: "", "sigma_for_sigma2": "BROKEN (σ used for σ²) "}[broken]
@@ -753,12 +685,10 @@ def audit_qop_inexact(
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
-    if broken is True:
-        broken = QOP_INEXACT_BUGS[0]
-    if broken is not False:
-        broken = check_choice(broken, "broken", QOP_INEXACT_BUGS)
+    broken = _check_bug(broken, QOP_INEXACT_BUGS)
     eta = check_positive(anchor_error, "anchor_error")
-    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
+    gen = as_generator(rng)
     m = check_int(m, "m", low=1, high=1000)
     L = check_positive(smoothness, "smoothness")
     cal = _qop_inexact_setup(1, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m, alpha1, 1.0, calibration)
@@ -771,7 +701,7 @@ def audit_qop_inexact(
     X0, y0, X1, y1 = qop_anchor_pair(smoothness=L, n=n, theta_star=theta_star)
     anchor = theta_star - eta
 
-    def sample(B, g):
+    def sample(B, g=gen):
         out = []
         for X, y in ((X0, y0), (X1, y1)):
             W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
@@ -781,7 +711,8 @@ def audit_qop_inexact(
         return out[0], out[1]
 
     t0 = time.perf_counter()
-    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
+    st = sampled_audit(sample, runs, delta=dl, confidence=conf, claimed_epsilon=eps, chunk=chunk, progress=progress,
+                       started=t0)
     exact = qop_inexact_pair_exact_epsilon(eta=eta, smoothness=L, sigma2=s2, m=m, output_sigma=sig, delta=dl)
     upper = math.inf if sig == 0 else gdp_epsilon(eta / sig, dl)
     label = {False: "", "anchor_term_dropped": "BROKEN (anchor term βη/α dropped from σ̃) "}[broken]

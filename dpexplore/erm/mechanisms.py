@@ -382,7 +382,7 @@ def _lop_terms(d, eps, dl, L, zeta, B, gen):
 def lop(
     X, y, *, epsilon: float, delta: float, lam: float, radius: float, feature_bound: float = 1.0,
     label_bound: float | None = None, rng: RNGLike = None, smoothness: float | None = None, iterations: int = 1000,
-    solver: str = "stochastic",
+    solver: str = "stochastic", _noise_scale: float = 1.0,
 ) -> ERMResult:
     """Linear objective perturbation (Kifer, Smith & Thakurta 2012): (ε, δ)-DP [standard].
 
@@ -421,6 +421,7 @@ def lop(
     zeta = box_gradient_bound(feature_bound=xi, label_bound=B, radius=kappa, d=d)
     gen = as_generator(rng)
     Delta, sig, b = _lop_terms(d, eps, dl, L, zeta, 1, gen)
+    sig, b = sig * _noise_scale, b * _noise_scale  # ≠ 1 only in erm.audit's broken_lop (the noise halved)
     step = 1.0 / (n * L + Delta)
     res = _solve(X, y, lam=lam, radius=kappa, quad=Delta, lin=b[0], clip=None, step=step, solver=solver, K=K,
                  gen=gen)

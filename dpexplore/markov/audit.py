@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from dpexplore.core.audit import ExactAudit, StatisticalAudit, audit_from_scores
+from dpexplore.core.audit import ExactAudit, StatisticalAudit, check_audit_args, exact_audit_result, sampled_audit
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive, check_real
 
@@ -640,18 +640,14 @@ def exact_pair_audit(law: LogStepLaw, pair: TrajectoryPair, *, grid: int = 60,
         if best is None or eps > best[0]:
             best = (eps, lp[both], lq[both])
     eps, lp, lq = best
-    top = eps if math.isfinite(eps) and eps > 0 else 1.0
-    epsilons = np.linspace(0.0, 1.5 * top, grid)
     r = lp - lq
 
     def hs(lx: np.ndarray, rr: np.ndarray, e: float) -> float:  # Σ (X − e^e Y)_+ with rr = log X − log Y
         m = rr > e
         return float(np.sum(np.exp(lx[m]) * -np.expm1(e - rr[m])))
 
-    deltas = np.array([max(hs(lp, r, e), hs(lq, -r, e)) for e in epsilons])
-    claimed = pair.claimed_epsilon
-    violation = eps > claimed * (1 + 1e-9) + 1e-12
-    return ExactAudit(eps, 0.0, claimed, bool(violation), epsilons, deltas)
+    return exact_audit_result(eps, lambda e: max(hs(lp, r, e), hs(lq, -r, e)), delta=0.0,
+                              claimed_epsilon=pair.claimed_epsilon, grid=grid)
 
 
 # -- the statistical audit on long trajectories -------------------------------------------------------
@@ -756,28 +752,18 @@ def statistical_pair_audit(kernel: StepKernel, law: LogStepLaw, s, s_tilde, *, r
         raise ValueError("s and s_tilde must be 1-d trajectories")
     if kernel.n != law.n:
         raise ValueError(f"kernel has {kernel.n} states but law has {law.n}")
-    runs = check_int(runs, "runs", low=20, high=10**7)
-    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=10**7)
     claimed = law.claimed_epsilon if claimed_epsilon is None else check_real(claimed_epsilon, "claimed_epsilon",
                                                                              low=0.0, allow_inf=True)
-    chunk = check_int(chunk, "chunk", low=1)
     g0, g1 = as_generator(rng).spawn(2)
-    t_start = time.perf_counter()
-    sc0, sc1 = np.empty(runs), np.empty(runs)
-    done = 0
-    while done < runs:
-        m = min(chunk, runs - done)
+
+    def sample(m: int):  # the shipped batch sampler releases m words per trajectory; score: the exact LLR
         w0, _ = sample_trajectories(kernel, np.broadcast_to(S, (m, S.size)), rng=g0)
         w1, _ = sample_trajectories(kernel, np.broadcast_to(St, (m, St.size)), rng=g1)
-        sc0[done : done + m] = _llr(law, w0, S, St)
-        sc1[done : done + m] = _llr(law, w1, S, St)
-        done += m
-        if progress is not None and progress(done, runs) is False:
-            return StatisticalAudit(math.nan, conf, done, math.nan, math.nan, math.nan, claimed, False,
-                                    time.perf_counter() - t_start, cancelled=True)
-    res = audit_from_scores(sc0, sc1, delta=0.0, confidence=conf, claimed_epsilon=claimed)
-    return StatisticalAudit(res.epsilon_lower, conf, runs, res.threshold, res.false_positive_rate,
-                            res.false_negative_rate, claimed, res.violation, time.perf_counter() - t_start)
+        return _llr(law, w0, S, St), _llr(law, w1, S, St)
+
+    return sampled_audit(sample, runs, delta=0.0, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress)
 
 
 # -- everything at once (what the dashboard calls) ----------------------------------------------------

@@ -51,6 +51,7 @@ the counts (Lyu, Su & Li 2017, Alg. 5: true ε = ∞, caught exactly by :func:`a
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable
@@ -59,10 +60,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
-from dpexplore.core.audit import ExactAudit, StatisticalAudit, epsilon_lower_bound, exact_audit
+from dpexplore.core.audit import (
+    ExactAudit,
+    PairAudit,
+    check_audit_args,
+    exact_audit,
+    sampled_audit,
+)
 from dpexplore.core.gaussian import gdp_epsilon, zcdp_to_dp
 from dpexplore.core.privacy_curves import hockey_stick
 from dpexplore.core.random import RNGLike, as_generator
+from dpexplore.core.sparse_vector import AboveThresholdResult
 from dpexplore.core.validation import (
     check_choice,
     check_delta,
@@ -77,13 +85,13 @@ from .data import _check_data, top_singular
 from .mechanisms import (
     _NEIGHBOURS,
     PCAResult,
-    ThresholdChoice,
     _adaptive_run,
     _check_grid,
     _gauss_run,
     _worst_run,
     adaptive_calibration,
     adaptive_power_iteration,
+    analyze_gauss,
     analyze_gauss_calibration,
     choose_threshold,
     clip_rows,
@@ -121,49 +129,23 @@ _MAX_RUNS = 2_000_000
 
 
 @dataclass(frozen=True)
-class PCAAudit:
-    """Result of a PCA audit (independent of the dashboard kit).
+class PCAAudit(PairAudit):
+    """Result of a PCA audit (independent of the dashboard kit): the fields of
+    :class:`~dpexplore.core.audit.PairAudit` and two more.
+
+    ``claimed_epsilon`` is the claimed ε of the audited part at ``delta`` (the tight curve of the claimed
+    calibration); ``exact_epsilon`` comes from the exact Gaussian law of the audited release.
 
     Attributes
     ----------
-    mechanism : str
-        What was audited ("BROKEN …" for a broken variant).
     scope : str
         Which part of the mechanism (e.g. "one Gaussian step (t of T, x_t and θ_t given)").
-    neighbours : str
-        The neighbouring pair.
-    claimed_epsilon : float
-        The claimed ε of the audited part at ``delta`` (tight curve of the claimed calibration).
     accountant_epsilon : float
         The same claim through the zCDP conversion (looser; NaN where not applicable).
-    exact_epsilon : float
-        The pair's exact ε at ``delta`` (from the exact Gaussian law of the audited release).
-    delta : float
-        δ at which every ε here is stated.
-    statistical : StatisticalAudit
-        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
-    broken : bool
     """
 
-    mechanism: str
     scope: str
-    neighbours: str
-    claimed_epsilon: float
     accountant_epsilon: float
-    exact_epsilon: float
-    delta: float
-    statistical: StatisticalAudit
-    broken: bool
-
-    @property
-    def epsilon_lower(self) -> float:
-        return self.statistical.epsilon_lower
-
-    @property
-    def violation(self) -> bool:
-        """The exact ε or the lower bound ε̂ exceeds the claim (the claim is refuted on this pair)."""
-        tol = 1e-9 * max(1.0, self.claimed_epsilon)
-        return bool(self.exact_epsilon > self.claimed_epsilon + tol or self.statistical.violation)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,25 +250,32 @@ def worst_case_row_analyze_gauss(d: int, clip_norm: float = 1.0, k: int = 0) -> 
 # ---------------------------------------------------------------------------------------------
 # deliberately broken variants (teaching only)
 # ---------------------------------------------------------------------------------------------
-def broken_adaptive_power_iteration(
-    A: np.ndarray,
-    *,
-    epsilon: float,
-    delta: float,
-    iterations: int | None = None,
-    rng: RNGLike = None,
-    grid: np.ndarray | None = None,
-    m0: int | None = None,
-    svt_share: float = 0.25,
-    neighbours: str = "add-remove",
-    v1: np.ndarray | None = None,
-) -> PCAResult:
+def _broken(mechanism: Callable[..., PCAResult], run: Callable[..., PCAResult], name: str, doc: str,
+            **broken_step) -> Callable[..., PCAResult]:
+    """A broken variant: ``mechanism``'s own signature (so it takes exactly the mechanism's arguments) and
+    the mechanism's code ``run`` (``_adaptive_run``, ``_worst_run``, ``_gauss_run``, whose parameters are
+    named as the mechanism's), with the one broken step injected (``noise_scale``, ``chooser``)."""
+    signature = inspect.signature(mechanism)
+
+    def broken(*args, **kwargs) -> PCAResult:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return run(**bound.arguments, **broken_step)
+
+    broken.__name__ = broken.__qualname__ = name
+    broken.__doc__, broken.__signature__ = doc, signature  # type: ignore[attr-defined]
+    return broken
+
+
+broken_adaptive_power_iteration = _broken(
+    adaptive_power_iteration, _adaptive_run, "broken_adaptive_power_iteration",
     """BROKEN on purpose: Algorithm 1 with the Gaussian noise σ_t = θ_t·c/2 (half the calibrated value).
 
     The bug of a sensitivity factor applied on the wrong side (e.g. the replace factor 2 dividing
     instead of multiplying). Everything else — SVT, filter, accounting — is the correct code, and the
     result *claims* the correct ε. True privacy: each Gaussian step is 2μ-GDP instead of μ-GDP
-    (4ρ_gauss-zCDP), so the run is really zcdp_to_dp(T(ε_svt²/2 + 4ρ_gauss), δ)-DP. Teaching audits only.
+    (4ρ_gauss-zCDP), so the run is really zcdp_to_dp(T(ε_svt²/2 + 4ρ_gauss), δ)-DP. Takes the arguments
+    of :func:`~.mechanisms.adaptive_power_iteration`. Teaching audits only.
 
     Examples
     --------
@@ -296,165 +285,42 @@ def broken_adaptive_power_iteration(
     >>> bad = broken_adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
     >>> bad.epsilon == ok.epsilon, bad.noise_multiplier / ok.noise_multiplier, bad.method
     (True, 0.5, 'BROKEN adaptive (noise halved)')
-    """
-    return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=0.5,
-                         method="BROKEN adaptive (noise halved)")
+    """, noise_scale=0.5, method="BROKEN adaptive (noise halved)")
 
-
-def broken_svt_adaptive_power_iteration(
-    A: np.ndarray,
-    *,
-    epsilon: float,
-    delta: float,
-    iterations: int | None = None,
-    rng: RNGLike = None,
-    grid: np.ndarray | None = None,
-    m0: int | None = None,
-    svt_share: float = 0.25,
-    neighbours: str = "add-remove",
-    v1: np.ndarray | None = None,
-) -> PCAResult:
-    """BROKEN on purpose: Algorithm 1 whose threshold choice adds no noise to the counts.
-
-    Step 2b runs :func:`broken_choose_threshold` (Lyu, Su & Li 2017, Alg. 5: ν_j = 0); the Gaussian steps,
-    the filter and the accounting are the correct code, and the result *claims* the correct ε. True
-    privacy: **ε = ∞** — each threshold choice is not ε-DP for any ε (a stop at a grid value with no row in
-    its cell is impossible, and one added row makes it possible; see :func:`audit_threshold_choice`), so
-    the run is only (ε', δ')-DP with δ' at least that stop's probability (≈ 1.4e-3 per step at the
-    dashboard defaults), far above the claimed δ. Teaching audits only.
-
-    Examples
-    --------
-    >>> from dpexplore.pca import adaptive_power_iteration, make_matrix
-    >>> A = make_matrix(100, 10, eigengap=0.8, rng=0).A
-    >>> bad = broken_svt_adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
-    >>> bad.method, bad.epsilon == adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0).epsilon
-    ('BROKEN adaptive (SVT without query noise)', True)
-    """
-    return _adaptive_run(A, epsilon, delta, iterations, rng, grid, m0, svt_share, neighbours, v1, noise_scale=1.0,
-                         method="BROKEN adaptive (SVT without query noise)", chooser=broken_choose_threshold)
-
-
-def broken_noisy_power_iteration(
-    A: np.ndarray,
-    *,
-    epsilon: float,
-    delta: float,
-    iterations: int | None = None,
-    rng: RNGLike = None,
-    clip_norm: float = 1.0,
-    neighbours: str = "add-remove",
-    v1: np.ndarray | None = None,
-) -> PCAResult:
+broken_noisy_power_iteration = _broken(
+    noisy_power_iteration, _worst_run, "broken_noisy_power_iteration",
     """BROKEN on purpose: worst-case noisy power iteration with σ halved, claiming the correct ε.
 
-    True privacy: each step 4ρ_step-zCDP, the run zcdp_to_dp(4ρ, δ)-DP. Teaching audits only.
+    True privacy: each step 4ρ_step-zCDP, the run zcdp_to_dp(4ρ, δ)-DP. Takes the arguments of
+    :func:`~.mechanisms.noisy_power_iteration`. Teaching audits only.
 
     Examples
     --------
     >>> A = np.eye(4)
     >>> broken_noisy_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0).method
     'BROKEN worst-case power (noise halved)'
-    """
-    return _worst_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, v1, noise_scale=0.5,
-                      method="BROKEN worst-case power (noise halved)")
+    """, noise_scale=0.5, method="BROKEN worst-case power (noise halved)")
 
-
-def broken_analyze_gauss(
-    A: np.ndarray,
-    *,
-    epsilon: float,
-    delta: float,
-    iterations: int | None = None,
-    rng: RNGLike = None,
-    clip_norm: float = 1.0,
-    neighbours: str = "add-remove",
-) -> PCAResult:
+broken_analyze_gauss = _broken(
+    analyze_gauss, _gauss_run, "broken_analyze_gauss",
     """BROKEN on purpose: Analyze Gauss with σ halved, claiming the correct (ε, δ).
 
-    True privacy: 2μ-GDP where the claim is μ-GDP (μ = Δ/σ), i.e. ε_true = gdp_epsilon(2μ, δ).
-    Teaching audits only.
+    True privacy: 2μ-GDP where the claim is μ-GDP (μ = Δ/σ), i.e. ε_true = gdp_epsilon(2μ, δ). Takes the
+    arguments of :func:`~.mechanisms.analyze_gauss`. Teaching audits only.
 
     Examples
     --------
     >>> broken_analyze_gauss(np.eye(3), epsilon=1.0, delta=1e-5, rng=0).epsilon
     1.0
-    """
-    return _gauss_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, noise_scale=0.5,
-                      method="BROKEN Analyze Gauss (noise halved)")
+    """, noise_scale=0.5, method="BROKEN Analyze Gauss (noise halved)")
 
 
 # ---------------------------------------------------------------------------------------------
 # statistical audits
 # ---------------------------------------------------------------------------------------------
 def _check_audit_args(runs, audit_delta, confidence, chunk, progress):
-    runs = check_int(runs, "runs", low=20, high=_MAX_RUNS)
-    audit_delta = check_delta(audit_delta, "audit_delta")
-    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    chunk = check_int(chunk, "chunk", low=1)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be a callable progress(done, total) or None; got {type(progress).__name__}")
-    return runs, audit_delta, conf, chunk
-
-
-def _sample_projected(mean0: float, mean1: float, sigma: float, runs: int, gen: np.random.Generator,
-                      chunk: int, progress, draw: Callable[[np.random.Generator, int], np.ndarray]):
-    """Scores of ``runs`` releases per input in chunks; returns (s0, s1) or None if cancelled."""
-    s0, s1 = np.empty(runs), np.empty(runs)
-    g0, g1 = gen.spawn(2)
-    done = 0
-    while done < runs:
-        stop = min(runs, done + chunk)
-        m = stop - done
-        s0[done:stop] = mean0 + sigma * draw(g0, m)
-        s1[done:stop] = mean1 + sigma * draw(g1, m)
-        done = stop
-        if progress is not None and progress(done, runs) is False:
-            return None
-    return s0, s1
-
-
-def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -> float:
-    """Threshold maximising the Clopper–Pearson lower bound ε̂ on the calibration half.
-
-    Candidates: quantiles of the pooled calibration scores at 1/400 steps *plus* log-spaced tail
-    quantiles down to 1/size (large ε is only visible far in the tails, at false-positive rates of
-    10⁻⁴, which a 1/400 grid cannot reach). The criterion is the same lower bound that is then
-    evaluated on the held-out half: a plug-in estimate would favour far-tail thresholds backed by a
-    handful of runs, which then fail on the evaluation half.
-    """
-    pooled = np.concatenate([s0, s1])
-    tail = np.geomspace(0.5 / pooled.size, 0.0025, 120)
-    cand = np.unique(np.quantile(pooled, np.concatenate([np.linspace(0, 1, 401), tail, 1 - tail])))
-    n0, n1 = s0.size, s1.size
-    k_fp = n0 - np.searchsorted(np.sort(s0), cand, side="left")  # runs of input 0 with score ≥ t
-    k_fn = np.searchsorted(np.sort(s1), cand, side="left")  # runs of input 1 with score < t
-    alpha = (1.0 - conf) / 2.0
-    with np.errstate(divide="ignore", invalid="ignore"):  # k = n gives b = 0: the bound is 1 there (set below)
-        fp_up = np.where(k_fp < n0, stats.beta.ppf(1 - alpha, k_fp + 1, n0 - k_fp), 1.0)
-        fn_up = np.where(k_fn < n1, stats.beta.ppf(1 - alpha, k_fn + 1, n1 - k_fn), 1.0)
-        e1 = np.log(np.maximum(1 - delta - fn_up, 1e-300) / fp_up)
-        e2 = np.log(np.maximum(1 - delta - fp_up, 1e-300) / fn_up)
-    return float(cand[int(np.argmax(np.maximum(e1, e2)))])
-
-
-def _audit_scores(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float, claimed: float,
-                  t0: float) -> StatisticalAudit:
-    """Held-out audit: threshold chosen on the first half, error rates counted on the second, ε̂ from
-    :func:`dpexplore.core.audit.epsilon_lower_bound` (Clopper–Pearson at ``conf``)."""
-    half = s0.size // 2
-    thr = _tail_threshold(s0[:half], s1[:half], delta, conf)
-    e0, e1 = s0[half:], s1[half:]
-    m = e0.size
-    fp, fn = int(np.sum(e0 >= thr)), int(np.sum(e1 < thr))
-    eps_hat = epsilon_lower_bound(fp, fn, m, delta=delta, confidence=conf)
-    return StatisticalAudit(eps_hat, conf, int(s0.size), thr, fp / m, fn / m, claimed, bool(eps_hat > claimed),
-                            time.perf_counter() - t0)
-
-
-def _cancelled(conf, runs, claimed, t0) -> StatisticalAudit:
-    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
-                            time.perf_counter() - t0, cancelled=True)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
+    return runs, check_delta(audit_delta, "audit_delta"), conf, chunk
 
 
 def audit_power_step(
@@ -576,14 +442,14 @@ def audit_power_step(
     accountant = zcdp_to_dp(budget["rho_gauss_step"], audit_delta)
     exact = gdp_epsilon(shift / sigma, audit_delta)
 
-    def draw(g: np.random.Generator, m: int) -> np.ndarray:
-        return g.standard_normal((m, d)) @ u  # the full d-dimensional noise, projected: the LR score
+    mean0, mean1 = float(m0_vec @ u), float(m1_vec @ u)
+    g0, g1 = gen.spawn(2)
 
-    scores = _sample_projected(float(m0_vec @ u), float(m1_vec @ u), sigma, runs, gen, chunk, progress, draw)
-    if scores is None:
-        stat = _cancelled(conf, runs, claimed, t0)
-    else:
-        stat = _audit_scores(*scores, audit_delta, conf, claimed, t0)
+    def sample(m: int):  # the full d-dimensional noise, projected: the LR score
+        return mean0 + sigma * (g0.standard_normal((m, d)) @ u), mean1 + sigma * (g1.standard_normal((m, d)) @ u)
+
+    stat = sampled_audit(sample, runs, delta=audit_delta, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress, threshold="tail", started=t0)
     return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + name,
                     scope=f"one Gaussian step (of T = {t_total}); x_t and θ_t = {theta:.3g} given",
                     neighbours=pair, claimed_epsilon=claimed, accountant_epsilon=accountant, exact_epsilon=exact,
@@ -654,14 +520,13 @@ def audit_analyze_gauss(
     claimed = gdp_epsilon(sens / sigma_claim, audit_delta)
     exact = gdp_epsilon(shift / sigma, audit_delta)
 
-    def draw(g: np.random.Generator, m: int) -> np.ndarray:
-        return g.standard_normal(m)
+    g0, g1 = gen.spawn(2)
 
-    scores = _sample_projected(mean0, mean0 + shift, sigma, runs, gen, chunk, progress, draw)
-    if scores is None:
-        stat = _cancelled(conf, runs, claimed, t0)
-    else:
-        stat = _audit_scores(*scores, audit_delta, conf, claimed, t0)
+    def sample(m: int):  # the projection of the release on the pair's difference: N(mean, σ²)
+        return mean0 + sigma * g0.standard_normal(m), (mean0 + shift) + sigma * g1.standard_normal(m)
+
+    stat = sampled_audit(sample, runs, delta=audit_delta, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress, threshold="tail", started=t0)
     return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + "Analyze Gauss (DTTZ14)",
                     scope="the whole release ĀᵀĀ + E (the eigenvector is post-processing)", neighbours=pair,
                     claimed_epsilon=claimed, accountant_epsilon=math.nan, exact_epsilon=exact, delta=audit_delta,
@@ -753,19 +618,15 @@ def audit_composition(
         return float(x @ v2) * (1.0 if x @ v1 >= 0 else -1.0)
 
     g0, g1 = gen.spawn(2)
-    s0, s1 = np.empty(runs), np.empty(runs)
-    done = 0
-    while done < runs:
-        stop = min(runs, done + chunk)
-        for i in range(done, stop):  # the mechanism itself, one full run per sample
-            s0[i] = score(mech(A, epsilon=epsilon, delta=delta, iterations=t_total, rng=g0, **kw).vector)
-            s1[i] = score(mech(A1, epsilon=epsilon, delta=delta, iterations=t_total, rng=g1, **kw).vector)
-        done = stop
-        if progress is not None and progress(done, runs) is False:
-            stat = _cancelled(conf, runs, claimed, t0)
-            break
-    else:
-        stat = _audit_scores(s0, s1, audit_delta, conf, claimed, t0)
+
+    def sample(m: int):  # the mechanism itself, one full run per score
+        return ([score(mech(A, epsilon=epsilon, delta=delta, iterations=t_total, rng=g0, **kw).vector)
+                 for _ in range(m)],
+                [score(mech(A1, epsilon=epsilon, delta=delta, iterations=t_total, rng=g1, **kw).vector)
+                 for _ in range(m)])
+
+    stat = sampled_audit(sample, runs, delta=audit_delta, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress, threshold="tail", started=t0)
     return PCAAudit(mechanism=("BROKEN (σ halved) " if broken else "") + name,
                     scope=f"the whole run of T = {t_total} steps, released x_T only (black box)",
                     neighbours=f"A and A plus the row √θ·(v1 + v2)/√2, θ = {theta:.3g} (score ≤ θ at every iterate; "
@@ -806,20 +667,43 @@ def broken_choose_threshold(scores, grid, m0: int, epsilon: float, *, rng: RNGLi
     >>> broken_choose_threshold(np.array([0.1, 0.2, 0.3, 0.9]), grid, 1, 1e9, rng=0)
     ThresholdChoice(index=2, theta=0.5, queries_answered=3)
     """
-    m0 = check_int(m0, "m0", low=0)
-    grid = _check_grid(grid)
-    s = np.sort(check_vector(scores, "scores", min_size=0))
-    if np.any(s < 0):
-        raise ValueError(f"scores must be >= 0 (they are norms); got {s[0]:g}")
-    eps = check_epsilon(epsilon)
-    counts = s.size - np.searchsorted(s, grid, side="right")
-    rho = as_generator(rng).laplace(scale=2.0 / eps)  # threshold noise, as in AboveThreshold step 1
-    passed = np.flatnonzero(counts <= m0 + 0.5 - rho)  # THE BUG: no ν_j ~ Lap(4/ε) on the counts
-    if passed.size == 0:
-        return ThresholdChoice(None, float(grid[-1]), int(grid.size))
-    j = int(passed[0])
-    return ThresholdChoice(j, float(grid[j]), j + 1)
+    return choose_threshold(scores, grid, m0, epsilon, rng=rng, _above_threshold=_above_threshold_without_query_noise)
 
+
+def _above_threshold_without_query_noise(queries, threshold: float, epsilon: float, *, sensitivity: float,
+                                         rng: RNGLike) -> AboveThresholdResult:
+    """:func:`~dpexplore.core.above_threshold` with THE BUG: the threshold noised, the queries not (ν_i = 0)."""
+    eps = check_epsilon(epsilon)
+    noisy_threshold = threshold + as_generator(rng).laplace(scale=2.0 * sensitivity / eps)  # as AboveThreshold
+    count = 0
+    for i, q in enumerate(queries):
+        count += 1
+        if q >= noisy_threshold:  # THE BUG: no ν_i ~ Lap(4Δ/ε) added to q
+            return AboveThresholdResult(i, count, float(noisy_threshold), eps)
+    return AboveThresholdResult(None, count, float(noisy_threshold), eps)
+
+
+broken_svt_adaptive_power_iteration = _broken(
+    adaptive_power_iteration, _adaptive_run, "broken_svt_adaptive_power_iteration",
+    """BROKEN on purpose: Algorithm 1 whose threshold choice adds no noise to the counts.
+
+    Step 2b runs :func:`broken_choose_threshold` (Lyu, Su & Li 2017, Alg. 5: ν_j = 0); the Gaussian steps,
+    the filter and the accounting are the correct code, and the result *claims* the correct ε. True
+    privacy: **ε = ∞** — each threshold choice is not ε-DP for any ε (a stop at a grid value with no row in
+    its cell is impossible, and one added row makes it possible; see :func:`audit_threshold_choice`), so
+    the run is only (ε', δ')-DP with δ' at least that stop's probability (≈ 1.4e-3 per step at the
+    dashboard defaults), far above the claimed δ. Takes the arguments of
+    :func:`~.mechanisms.adaptive_power_iteration`. Teaching audits only.
+
+    Examples
+    --------
+    >>> from dpexplore.pca import adaptive_power_iteration, make_matrix
+    >>> A = make_matrix(100, 10, eigengap=0.8, rng=0).A
+    >>> bad = broken_svt_adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0)
+    >>> bad.method, bad.epsilon == adaptive_power_iteration(A, epsilon=1.0, delta=1e-5, rng=0).epsilon
+    ('BROKEN adaptive (SVT without query noise)', True)
+    """, noise_scale=1.0, method="BROKEN adaptive (SVT without query noise)",
+    chooser=broken_choose_threshold)
 
 def threshold_choice_law(counts, m0: int, epsilon: float, *, resolution: float = 1e-2,
                          variant: str = "correct") -> np.ndarray:

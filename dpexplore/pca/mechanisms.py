@@ -238,6 +238,7 @@ def choose_threshold(
     epsilon: float,
     *,
     rng: RNGLike = None,
+    _above_threshold=above_threshold,
 ) -> ThresholdChoice:
     """Private threshold choice by the sparse vector technique (Algorithm 1, step 2b).
 
@@ -269,7 +270,8 @@ def choose_threshold(
         for q in counts:  # AboveThreshold draws noise only for the queries it examines
             yield -float(q)
 
-    res = above_threshold(negated_counts(), -(m0 + 0.5), epsilon, sensitivity=1.0, rng=rng)
+    # _above_threshold ≠ above_threshold only in pca.audit's broken_choose_threshold (no query noise)
+    res = _above_threshold(negated_counts(), -(m0 + 0.5), epsilon, sensitivity=1.0, rng=rng)
     if res.index is None:
         return ThresholdChoice(None, float(grid[-1]), res.queries_answered)
     return ThresholdChoice(res.index, float(grid[res.index]), res.queries_answered)

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -60,7 +59,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 
-from ..core.audit import ExactAudit, StatisticalAudit, audit_from_scores, exact_audit
+from ..core.audit import (
+    ExactAudit,
+    PairAuditMixin,
+    StatisticalAudit,
+    check_audit_args,
+    exact_audit,
+    exact_audit_result,
+    sampled_audit,
+)
 from ..core.gaussian import gdp_delta, gdp_epsilon
 from ..core.random import RNGLike, as_generator
 from ..core.randomized_response import flip_probability
@@ -81,12 +88,11 @@ from .mechanisms import (
     GraphRRResult,
     MatrixShuffleResult,
     NoisyPowerResult,
-    _gauss_release,
-    _noisy_power_run,
     _power_step,
     _power_step_sensitivity,
     analyze_gauss,
     matrix_shuffle,
+    noisy_power_method,
     randomized_response_graph,
 )
 
@@ -121,7 +127,7 @@ _Progress = Callable[[int, int], "bool | None"] | None
 
 
 @dataclass(frozen=True)
-class SpectralAudit:
+class SpectralAudit(PairAuditMixin):
     """An audit of one mechanism on one neighbouring pair: the claim, the exact ε, the measured ε̂.
 
     Attributes
@@ -152,25 +158,8 @@ class SpectralAudit:
     notes: str = ""
 
     @property
-    def exact_epsilon(self) -> float | None:
+    def exact_epsilon(self) -> float | None:  # epsilon_lower, cancelled, violation: PairAuditMixin
         return None if self.exact is None else self.exact.epsilon
-
-    @property
-    def epsilon_lower(self) -> float | None:
-        return None if self.statistical is None else self.statistical.epsilon_lower
-
-    @property
-    def cancelled(self) -> bool:
-        return self.statistical is not None and self.statistical.cancelled
-
-    @property
-    def violation(self) -> bool:
-        """The exact ε or the lower bound ε̂ exceeds the claim."""
-        tol = 1e-9 * max(1.0, self.claimed_epsilon)
-        ex = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
-        lo = self.epsilon_lower
-        st = lo is not None and math.isfinite(lo) and lo > self.claimed_epsilon
-        return bool(ex or st)
 
 
 # -- worst-case neighbours ------------------------------------------------------------------
@@ -423,12 +412,7 @@ def broken_analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLik
     >>> round(r.sigma * 2, 4), r.epsilon
     (3.7306, 1.0)
     """
-    adj = check_adjacency(adjacency, "adjacency")
-    eps = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    half = 0.5 * analyze_gauss_sigma(eps, delta)  # the bug
-    return AnalyzeGaussResult(matrix=_gauss_release(adj, half, as_generator(rng)), sigma=half, epsilon=eps,
-                              delta=delta)
+    return analyze_gauss(adjacency, epsilon=epsilon, delta=delta, rng=rng, _sigma_scale=0.5)  # the bug: σ/2
 
 
 def _broken_sensitivity(bug: str) -> Callable[[np.ndarray], float]:
@@ -456,17 +440,9 @@ def broken_noisy_power_method(adjacency, *, k: int, epsilon: float, delta: float
     >>> round(r.epsilon, 6), r.embedding.shape
     (1.0, (40, 2))
     """
-    adj = check_adjacency(adjacency, "adjacency")
-    n = adj.shape[0]
-    k = check_int(k, "k", low=1, high=n)
-    p = k if p is None else check_int(p, "p", low=k, high=n)
-    eps = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    L = check_int(iterations, "iterations", low=1)
-    bug = check_choice(bug, "bug", POWER_BUGS)
-    sigma = noisy_power_sigma(eps, delta, L)
-    return _noisy_power_run(adj, k=k, p=p, sigma=sigma, iterations=L, delta=delta, gen=as_generator(rng),
-                            sensitivity=_broken_sensitivity(bug))
+    sensitivity = _broken_sensitivity(check_choice(bug, "bug", POWER_BUGS))  # the bug
+    return noisy_power_method(adjacency, k=k, epsilon=epsilon, delta=delta, iterations=iterations, p=p, rng=rng,
+                              _sensitivity=sensitivity)
 
 
 # -- exact audits ---------------------------------------------------------------------------
@@ -527,54 +503,11 @@ def exact_audit_gaussian(mu: float, *, delta: float, claimed_epsilon: float | No
     """
     mu = check_real(mu, "mu", low=0.0, low_open=True)
     delta = check_delta(delta)
-    if claimed_epsilon is not None:
-        claimed_epsilon = check_real(claimed_epsilon, "claimed_epsilon", low=0.0, allow_inf=True)
-    eps = gdp_epsilon(mu, delta)
-    top = eps if eps > 0 else 1.0
-    epsilons = np.linspace(0.0, 1.5 * top, check_int(grid, "grid", low=2))
-    deltas = np.array([gdp_delta(mu, e) for e in epsilons])
-    violation = claimed_epsilon is not None and eps > claimed_epsilon * (1 + 1e-9) + 1e-12
-    return ExactAudit(eps, delta, claimed_epsilon, bool(violation), epsilons, deltas)
+    return exact_audit_result(gdp_epsilon(mu, delta), lambda e: gdp_delta(mu, e), delta=delta,
+                              claimed_epsilon=claimed_epsilon, grid=grid)
 
 
 # -- statistical audits ---------------------------------------------------------------------
-def _check_stat_args(runs, confidence, progress):
-    runs = check_int(runs, "runs", low=20)
-    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be a callable (done, total) -> bool or None; got {type(progress).__name__}")
-    return runs, conf
-
-
-def _bulk_scores(sample: Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]], runs: int,
-                 gen: np.random.Generator, progress: _Progress) -> tuple[np.ndarray, np.ndarray] | None:
-    """Collect ``runs`` scores per input from ``sample(gen, want) -> (s0, s1)`` chunks; None if cancelled."""
-    g0, g1 = gen.spawn(2)
-    s0, s1 = [], []
-    done = 0
-    while done < runs:
-        a, b = sample((g0, g1), runs - done)
-        take = min(a.size, runs - done)
-        s0.append(a[:take])
-        s1.append(b[:take])
-        done += take
-        if progress is not None and progress(done, runs) is False:
-            return None
-    return np.concatenate(s0), np.concatenate(s1)
-
-
-def _cancelled(conf: float, runs: int, claimed: float, t0: float) -> StatisticalAudit:
-    return StatisticalAudit(math.nan, conf, runs, math.nan, math.nan, math.nan, claimed, False,
-                            time.perf_counter() - t0, cancelled=True)
-
-
-def _finish(scores, delta, conf, claimed, t0) -> StatisticalAudit:
-    s0, s1 = scores
-    res = audit_from_scores(s0, s1, delta=delta, confidence=conf, claimed_epsilon=claimed)
-    return StatisticalAudit(res.epsilon_lower, conf, res.runs, res.threshold, res.false_positive_rate,
-                            res.false_negative_rate, claimed, res.violation, time.perf_counter() - t0)
-
-
 def _complete(b: int) -> sp.csr_array:
     return sp.csr_array(np.ones((b, b)) - np.eye(b))
 
@@ -595,21 +528,20 @@ def audit_randomized_response(*, epsilon0: float, runs: int = 200_000, delta: fl
     (1.0, True, False)
     """
     e0 = check_epsilon(epsilon0, "epsilon0")
-    runs, conf = _check_stat_args(runs, confidence, progress)
+    runs, conf, _ = check_audit_args(runs, confidence, progress=progress)
     delta = check_delta(delta, allow_zero=True)
     broken = check_bool(broken, "broken")
     block = check_int(block, "block", low=2, high=2000)
     mech = broken_randomized_response_graph if broken else randomized_response_graph
     iu, ju = _pairs(block)
     a0, a1 = sp.csr_array((block, block), dtype=float), _complete(block)
-    t0 = time.perf_counter()
+    g0, g1 = as_generator(rng).spawn(2)
 
-    def sample(gens, _want):
-        return (mech(a0, epsilon0=e0, rng=gens[0]).matrix[iu, ju].astype(float),
-                mech(a1, epsilon0=e0, rng=gens[1]).matrix[iu, ju].astype(float))
+    def sample(_want):  # one release per input: block(block − 1)/2 runs each
+        return (mech(a0, epsilon0=e0, rng=g0).matrix[iu, ju].astype(float),
+                mech(a1, epsilon0=e0, rng=g1).matrix[iu, ju].astype(float))
 
-    scores = _bulk_scores(sample, runs, as_generator(rng), progress)
-    stat = _cancelled(conf, runs, e0, t0) if scores is None else _finish(scores, delta, conf, e0, t0)
+    stat = sampled_audit(sample, runs, delta=delta, confidence=conf, claimed_epsilon=e0, progress=progress)
     name = "BROKEN randomized response on edges (flips with μ(2ε0))" if broken else "Randomized response on edges"
     return SpectralAudit(name, "graphs differing in one edge (the released bit of that pair)", e0, delta,
                          exact_audit_randomized_response(e0, delta=delta, broken=broken), stat, broken,
@@ -686,7 +618,7 @@ def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = N
     """
     n = check_int(n, "n", low=4)
     delta = check_delta(delta)
-    runs, conf = _check_stat_args(runs, confidence, progress)
+    runs, conf, _ = check_audit_args(runs, confidence, progress=progress)
     broken = check_bool(broken, "broken")
     e0 = _epsilon0(epsilon, epsilon0, n, delta, accountant, "audit_matrix_shuffle_hubs")
     claimed = shuffle_epsilon(e0, n, delta, accountant=accountant)
@@ -700,13 +632,13 @@ def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = N
         i, j = np.argsort(h.sum(axis=1), kind="stable")[-2:]  # the two largest degrees: the hubs
         return float(h[i, j])
 
-    def sample(gens, want):
-        k = min(chunk, want)
-        return (np.array([score(g0, gens[0]) for _ in range(k)]), np.array([score(g1, gens[1]) for _ in range(k)]))
+    gen0, gen1 = as_generator(rng).spawn(2)
 
-    t0 = time.perf_counter()
-    scores = _bulk_scores(sample, runs, as_generator(rng), progress)
-    stat = _cancelled(conf, runs, claimed, t0) if scores is None else _finish(scores, delta, conf, claimed, t0)
+    def sample(k):
+        return [score(g0, gen0) for _ in range(k)], [score(g1, gen1) for _ in range(k)]
+
+    stat = sampled_audit(sample, runs, delta=delta, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress)
     name = ("BROKEN matrix shuffling (flips with μ(2ε0))" if broken else "Matrix shuffling") + f", n = {n}"
     acc = accountant if isinstance(accountant, str) else "custom"
     return SpectralAudit(name, f"two hubs on {n} vertices, with or without the edge between them "
@@ -734,21 +666,20 @@ def audit_analyze_gauss(*, epsilon: float, delta: float, runs: int = 200_000, co
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    runs, conf = _check_stat_args(runs, confidence, progress)
+    runs, conf, _ = check_audit_args(runs, confidence, progress=progress)
     broken = check_bool(broken, "broken")
     block = check_int(block, "block", low=2, high=2000)
     mech = broken_analyze_gauss if broken else analyze_gauss
     iu, ju = _pairs(block)
     a0, a1 = sp.csr_array((block, block), dtype=float), _complete(block)
     sigma_used = 0.5 * analyze_gauss_sigma(eps, delta) if broken else analyze_gauss_sigma(eps, delta)
-    t0 = time.perf_counter()
+    g0, g1 = as_generator(rng).spawn(2)
 
-    def sample(gens, _want):
-        return (mech(a0, epsilon=eps, delta=delta, rng=gens[0]).matrix[iu, ju],
-                mech(a1, epsilon=eps, delta=delta, rng=gens[1]).matrix[iu, ju])
+    def sample(_want):  # one release per input: block(block − 1)/2 runs each
+        return (mech(a0, epsilon=eps, delta=delta, rng=g0).matrix[iu, ju],
+                mech(a1, epsilon=eps, delta=delta, rng=g1).matrix[iu, ju])
 
-    scores = _bulk_scores(sample, runs, as_generator(rng), progress)
-    stat = _cancelled(conf, runs, eps, t0) if scores is None else _finish(scores, delta, conf, eps, t0)
+    stat = sampled_audit(sample, runs, delta=delta, confidence=conf, claimed_epsilon=eps, progress=progress)
     name = "BROKEN Analyze Gauss (σ halved)" if broken else "Analyze Gauss"
     return SpectralAudit(name, "graphs differing in one edge (the released entry of that pair)", eps, delta,
                          exact_audit_gaussian(1.0 / sigma_used, delta=delta, claimed_epsilon=eps), stat, broken,
@@ -782,10 +713,9 @@ def audit_noisy_power_step(n: int, *, k: int, epsilon: float, delta: float, iter
     delta = check_delta(delta)
     L = check_int(iterations, "iterations", low=1)
     a_delta = delta if audit_delta is None else check_delta(audit_delta, "audit_delta")
-    runs, conf = _check_stat_args(runs, confidence, progress)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress)
     broken = check_bool(broken, "broken")
     bug = check_choice(bug, "bug", POWER_BUGS)
-    chunk = check_int(chunk, "chunk", low=1)
     gen = as_generator(rng)
     sigma = noisy_power_sigma(eps, delta, L)
     x = worst_case_power_iterate(n, k, rng=gen)
@@ -797,17 +727,16 @@ def audit_noisy_power_step(n: int, *, k: int, epsilon: float, delta: float, iter
     scale = sens * sigma
     base = a0 @ x
     claimed = gdp_epsilon(1.0 / sigma, a_delta)
-    t0 = time.perf_counter()
+    g0, g1 = gen.spawn(2)
 
-    def sample(gens, want):
-        r = min(chunk, want)
-        y0 = _power_step(a0, x, scale, gens[0], reps=r)
-        y1 = _power_step(a1, x, scale, gens[1], reps=r)
+    def sample(r):
+        y0 = _power_step(a0, x, scale, g0, reps=r)
+        y1 = _power_step(a1, x, scale, g1, reps=r)
         return (np.tensordot(y0 - base, direction, axes=([1, 2], [0, 1])),
                 np.tensordot(y1 - base, direction, axes=([1, 2], [0, 1])))
 
-    scores = _bulk_scores(sample, runs, gen, progress)
-    stat = _cancelled(conf, runs, claimed, t0) if scores is None else _finish(scores, a_delta, conf, claimed, t0)
+    stat = sampled_audit(sample, runs, delta=a_delta, confidence=conf, claimed_epsilon=claimed, chunk=chunk,
+                         progress=progress)
     what = {"no_sqrt2": "√2 dropped", "average_row_norm": "row norm assumed √(k/n)"}[bug]
     name = (f"BROKEN noisy power method ({what})" if broken else "Noisy power method") + ", one step"
     whole = noisy_power_epsilon(sigma, L, delta)

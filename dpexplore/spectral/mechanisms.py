@@ -11,6 +11,7 @@ is no Python loop over the n² entries.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -275,7 +276,8 @@ class AnalyzeGaussResult:
     delta: float
 
 
-def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = None) -> AnalyzeGaussResult:
+def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = None,
+                  _sigma_scale: float = 1.0) -> AnalyzeGaussResult:
     """Analyze Gauss under edge DP: release A + E with symmetric Gaussian noise.
 
     One edge changes one upper-triangular coordinate by 1 (ℓ2 sensitivity 1), so σ comes from the
@@ -290,7 +292,7 @@ def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = Non
     adj = check_adjacency(adjacency, "adjacency")
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    sigma = analyze_gauss_sigma(eps, delta)
+    sigma = analyze_gauss_sigma(eps, delta) * _sigma_scale  # _sigma_scale: only spectral.audit's broken variant
     return AnalyzeGaussResult(matrix=_gauss_release(adj, sigma, as_generator(rng)), sigma=sigma, epsilon=eps,
                               delta=delta)
 
@@ -341,6 +343,7 @@ def noisy_power_method(
     iterations: int = 10,
     p: int | None = None,
     rng: RNGLike = None,
+    _sensitivity: Callable[[np.ndarray], float] | None = None,
 ) -> NoisyPowerResult:
     """The noisy power method (Hardt & Price 2014) under edge DP, on the sparse adjacency.
 
@@ -382,8 +385,9 @@ def noisy_power_method(
     delta = check_delta(delta)
     L = check_int(iterations, "iterations", low=1)
     sigma = noisy_power_sigma(eps, delta, L)
+    # _sensitivity: only spectral.audit's broken variant injects a wrong Δ_ℓ rule
     return _noisy_power_run(adj, k=k, p=p, sigma=sigma, iterations=L, delta=delta, gen=as_generator(rng),
-                            sensitivity=_power_step_sensitivity)
+                            sensitivity=_power_step_sensitivity if _sensitivity is None else _sensitivity)
 
 
 def _power_step_sensitivity(x: np.ndarray) -> float:

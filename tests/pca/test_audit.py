@@ -5,6 +5,7 @@ audit measures the calibration the mechanisms actually use.
 What is audited: one Gaussian step of each power method (x_t, θ_t given) and Analyze Gauss's release; the SVT
 choice exactly (see dpexplore/pca/audit.py)."""
 
+import inspect
 import math
 
 import numpy as np
@@ -291,3 +292,33 @@ def test_dashboard_audit_panel_reports_and_catches_broken():
     b.audit_panel.start(wait=True)
     rep = b.audit_panel.report
     assert rep.violation and math.isinf(rep.exact_epsilon) and "Claim refuted" in b.audit_panel.result.value
+
+
+@pytest.mark.parametrize("broken, mechanism", [
+    (broken_adaptive_power_iteration, adaptive_power_iteration),
+    (broken_svt_adaptive_power_iteration, adaptive_power_iteration),
+    (broken_noisy_power_iteration, noisy_power_iteration),
+    (broken_analyze_gauss, analyze_gauss),
+])
+def test_broken_variants_take_exactly_the_mechanisms_arguments(broken, mechanism):
+    """A broken variant is the mechanism's code with one step injected: same signature, same validation."""
+    assert inspect.signature(broken) == inspect.signature(mechanism)
+    with pytest.raises(TypeError, match="bogus"):
+        broken(np.eye(3), epsilon=1.0, delta=1e-5, bogus=1)
+    with pytest.raises(ValueError, match="epsilon"):
+        broken(np.eye(3), epsilon=-1.0, delta=1e-5)
+
+
+def test_broken_choose_threshold_is_choose_threshold_without_query_noise():
+    """At huge ε (AboveThreshold's noise ≈ 0) the two agree; at small ε the broken one never stops at an empty cell."""
+    grid = threshold_grid(0.125, 1.0, 2.0)
+    scores = np.array([0.1, 0.2, 0.3, 0.9])
+    for seed in range(5):
+        assert broken_choose_threshold(scores, grid, 1, 1e9, rng=seed) == choose_threshold(scores, grid, 1, 1e9,
+                                                                                           rng=seed)
+    # scores 0.1, 0.2, 0.3 leave the cell (0.5, 1] empty (counts above the grid: 2, 1, 0, 0): without query noise
+    # index 3 passes exactly when index 2 does, so it is never chosen; with the noise it is (the ε = ∞ of the bug)
+    s3 = np.array([0.1, 0.2, 0.3])
+    stops = {broken_choose_threshold(s3, grid, 1, 0.5, rng=s).index for s in range(2000)}
+    assert 3 not in stops and stops <= {0, 1, 2, None}
+    assert 3 in {choose_threshold(s3, grid, 1, 0.5, rng=s).index for s in range(2000)}
