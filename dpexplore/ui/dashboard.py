@@ -34,7 +34,7 @@ import dpexplore
 
 from .audit import AuditPanel, AuditReport
 from .controls import Control
-from .figures import display_output, message_figure, plotly_mimebundle
+from .figures import display_output, message_figure, plotly_mimebundle, readable_log_ticks
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
 
@@ -293,6 +293,7 @@ class Dashboard(widgets.VBox):
                     f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
                 )
                 fig = message_figure(p.title, "Internal error (see the message above).")
+            readable_log_ticks(fig)
             self.timings[p.name] = time.perf_counter() - t0
             self.figures[p.name] = fig
             self._show(p.name, fig)

@@ -220,3 +220,23 @@ def test_show_sets_output_state_without_plotly_renderers():
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_short_log_axes_get_whole_value_labels_and_long_ones_keep_decades():
+    fig = F.base_figure("t", "ε", "error", log_x=True, log_y=True)
+    fig.add_trace(go.Scatter(x=[0.3, 1.0, 3.0], y=[1e-7, 1e-3, 1e2]))
+    F.readable_log_ticks(fig)
+    assert list(fig.layout.xaxis.ticktext) == ["0.3", "0.5", "1", "2", "3"]  # 0.3 no longer reads "3"
+    assert fig.layout.yaxis.tickvals is None  # nine decades: plotly's decade labels stay
+    assert F._tick_label(2e-6) == "2·10⁻⁶" and F._tick_label(1e-6) == "10⁻⁶" and F._tick_label(0.002) == "0.002"
+    # subplots: each axis from its own traces; linear axes untouched
+    from plotly.subplots import make_subplots
+
+    sub = make_subplots(rows=1, cols=2)
+    sub.add_trace(go.Scatter(x=[1, 2], y=[0.02, 0.08]), row=1, col=1)
+    sub.add_trace(go.Scatter(x=[1, 2], y=[10, 400]), row=1, col=2)
+    sub.update_yaxes(type="log")
+    F.readable_log_ticks(sub)
+    assert list(sub.layout.yaxis.ticktext) == ["0.02", "0.03", "0.05"]
+    assert "400" not in sub.layout.yaxis.ticktext and "10" in sub.layout.yaxis2.ticktext
+    assert sub.layout.xaxis.tickvals is None
