@@ -261,31 +261,36 @@ def sweep(
     if not grid:
         raise ValueError("grid must contain at least one parameter value; got an empty grid")
     trials = check_int(trials, "trials", low=1)
-    progress = progress if progress is not None else _PROGRESS.get()
     streams = as_generator(rng).spawn(len(grid) * trials)
     jobs = [(grid[i], streams[i * trials + j]) for i in range(len(grid)) for j in range(trials)]
-    total = len(jobs)
-    if n_jobs is None or n_jobs == 1:
-        outs = []
-        for p, g in jobs:
-            outs.append(func(p, g))
-            if progress is not None:
-                progress(len(outs), total)
-    else:
-        try:
-            import joblib
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("n_jobs needs joblib: pip install joblib") from exc
-        par = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
-        outs = []
-        for out in par(joblib.delayed(func)(p, g) for p, g in jobs):  # in submission order
-            outs.append(out)
-            if progress is not None:
-                progress(len(outs), total)
+    outs = _run_jobs(func, jobs, n_jobs=n_jobs, backend=backend, progress=progress)
     values = np.asarray(outs, dtype=float)
     values = values.reshape((len(grid), trials) + values.shape[1:])
     mean, lower, upper = mean_confidence_band(values, confidence, axis=1)
     return SweepResult(grid=grid, values=values, mean=mean, lower=lower, upper=upper, confidence=confidence)
+
+
+def _run_jobs(func, jobs, *, n_jobs, backend, progress):
+    """``[func(*job) for job in jobs]``, serially or through joblib (any backend, Dask included), in order."""
+    progress = progress if progress is not None else _PROGRESS.get()
+    total = len(jobs)
+    outs: list = []
+    if n_jobs is None or n_jobs == 1:
+        for job in jobs:
+            outs.append(func(*job))
+            if progress is not None:
+                progress(len(outs), total)
+        return outs
+    try:
+        import joblib
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("n_jobs needs joblib: pip install joblib") from exc
+    par = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
+    for out in par(joblib.delayed(func)(*job) for job in jobs):  # results come back in submission order
+        outs.append(out)
+        if progress is not None:
+            progress(len(outs), total)
+    return outs
 
 
 # -- experiment results ---------------------------------------------------------------------------
@@ -411,6 +416,29 @@ class ExperimentResult:
         if series not in self.series:
             raise KeyError(f"no series {series!r} in this result; series: {list(self.series)}")
         return self.values[self.series.index(series)]
+
+    def summary(self, digits: int = 4) -> str:
+        """A plain-text table: one line per series and grid value with the mean and band.
+
+        Examples
+        --------
+        >>> r = ExperimentResult.from_values(function="f", parameters={}, seed=1, axis="x", grid=[1],
+        ...                                  series=["a"], values=[[[0.1, 0.3]]], version="0")
+        >>> print(r.summary())  # doctest: +NORMALIZE_WHITESPACE
+        f (seed 1, dpexplore 0, 2 trials, 95% t band)
+        a  x=1  mean 0.2  [-1.071, 1.471]
+        """
+        head = (f"{self.function} (seed {self.seed}, dpexplore {self.version}, {self.trials} trials, "
+                f"{self.confidence:.0%} {self.band} band)")
+        lines = [head]
+        for s, name in enumerate(self.series):
+            for i, x in enumerate(self.grid):
+                lines.append(f"{name}  {self.axis}={x:.{digits}g}  mean {self.mean[s, i]:.{digits}g}  "
+                             f"[{self.lower[s, i]:.{digits}g}, {self.upper[s, i]:.{digits}g}]"
+                             if isinstance(x, (int, float)) else
+                             f"{name}  {self.axis}={x}  mean {self.mean[s, i]:.{digits}g}  "
+                             f"[{self.lower[s, i]:.{digits}g}, {self.upper[s, i]:.{digits}g}]")
+        return "\n".join(lines)
 
     def same_numbers(self, other: ExperimentResult) -> bool:
         """True when ``other`` holds exactly the same data (values, grid, parameters, seed, version, band)."""
@@ -560,10 +588,18 @@ def run_experiment(
     band: str = "t",
     confidence: float = 0.95,
     value_range=None,
-    extras: Callable[[], Mapping[str, Any]] | None = None,
+    extras: Callable[[], Mapping[str, Any]] | Mapping[str, Any] | None = None,
+    per: str = "point",
     cache: bool = True,
 ) -> ExperimentResult:
-    """Run ``trial(grid_value, rng)`` (one value per series) with :func:`sweep` and wrap it up.
+    """Run an experiment's trials with independent streams and wrap the numbers up in an :class:`ExperimentResult`.
+
+    ``per="point"`` (default): :func:`sweep` over ``grid`` × ``trials``, one spawned stream per
+    (grid value, trial); ``trial(grid_value, rng)`` returns one value per series.
+    ``per="trial"``: for curves measured on one draw (a trajectory's tail at every threshold, a
+    spectrum): one spawned stream per trial (the same spawning as a sweep over one grid value);
+    ``trial(rng)`` returns an array of shape (len(series), len(grid)), or ``(array, extras)`` where
+    ``extras`` is a dict of plain values stored per trial (``result.extras[key]`` is the list over trials).
 
     The result is a pure function of (function, parameters, seed, version): when the result cache
     is on (:func:`dpexplore.core.cache.set_cache_dir` or ``$DPEXPLORE_CACHE_DIR``) and ``cache`` is
@@ -577,9 +613,9 @@ def run_experiment(
     parameters : mapping
         Every argument that determines the numbers (plain values).
     trial : callable
-        ``trial(grid_value, rng) -> sequence of len(series) floats``; picklable for parallel runs.
-    extras : callable, optional
-        ``extras() -> dict`` of further outputs computed once (e.g. from the grid), stored in the result.
+        See ``per``; picklable (module-level function or ``functools.partial``) for process or Dask runs.
+    extras : dict or callable, optional
+        Further plain outputs stored in the result (a callable is called once, after the runs).
 
     Examples
     --------
@@ -605,16 +641,39 @@ def run_experiment(
                 return ExperimentResult.from_dict(hit, cached=True)
             except (ValueError, TypeError):  # a damaged entry: recompute and overwrite
                 pass
-    res = sweep(trial, list(grid), trials=trials, rng=seed, n_jobs=n_jobs, backend=backend)
-    values = np.asarray(res.values, dtype=float)
-    if values.ndim == 2:
-        values = values[:, :, None]
-    if values.shape[2] != len(series):
-        raise ValueError(f"trial must return {len(series)} value(s) (one per series); got {values.shape[2]}")
-    result = ExperimentResult.from_values(function=name, parameters=params, seed=seed, axis=axis, grid=list(grid),
-                                          series=series, values=np.moveaxis(values, 2, 0), band=band,
-                                          confidence=confidence, value_range=value_range,
-                                          extras=extras() if extras is not None else None)
+    grid = list(grid)
+    trial_extras: dict[str, list] = {}
+    if per == "point":
+        res = sweep(trial, grid, trials=trials, rng=seed, n_jobs=n_jobs, backend=backend)
+        values = np.asarray(res.values, dtype=float)
+        if values.ndim == 2:
+            values = values[:, :, None]
+        if values.shape[2] != len(series):
+            raise ValueError(f"trial must return {len(series)} value(s) (one per series); got {values.shape[2]}")
+        values = np.moveaxis(values, 2, 0)
+    elif per == "trial":
+        trials = check_int(trials, "trials", low=1)
+        streams = as_generator(seed).spawn(trials)
+        outs = _run_jobs(trial, [(g,) for g in streams], n_jobs=n_jobs, backend=backend, progress=None)
+        curves = []
+        for out in outs:
+            if isinstance(out, tuple):
+                out, more = out
+                for k, v in more.items():
+                    trial_extras.setdefault(k, []).append(v)
+            arr = np.asarray(out, dtype=float)
+            if arr.shape != (len(series), len(grid)):
+                raise ValueError(f"trial must return an array of shape (len(series), len(grid)) = "
+                                 f"({len(series)}, {len(grid)}); got {arr.shape}")
+            curves.append(arr)
+        values = np.stack(curves, axis=-1)
+    else:
+        raise ValueError(f"per must be one of ['point', 'trial']; got {per!r}")
+    more = dict(extras() if callable(extras) else (extras or {}))
+    more.update(trial_extras)
+    result = ExperimentResult.from_values(function=name, parameters=params, seed=seed, axis=axis, grid=grid,
+                                          series=series, values=values, band=band, confidence=confidence,
+                                          value_range=value_range, extras=more)
     if store is not None and key is not None:
         try:
             store.put(key, result.to_dict())
