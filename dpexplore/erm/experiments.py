@@ -125,8 +125,8 @@ def risk_vs_radius(
 
     def extras():
         sol = davis_yin(X, y, lam=params["lam"], radius=np.asarray(radii), max_iter=4000, tol=1e-9).theta
-        return {"nonprivate_risk": empirical_risk(X, y, sol).tolist(), "anchor_risk": float(empirical_risk(X, y, anchor)),
-                "declared_eta": declared}
+        return {"nonprivate_risk": empirical_risk(X, y, sol).tolist(),
+                "anchor_risk": float(empirical_risk(X, y, anchor)), "declared_eta": declared}
 
     return run_experiment(risk_vs_radius, params, trial, axis="radius", grid=radii,
                           series=["LOP", "clipped LOP", "QOP", QOP_HAT], trials=trials, rng=rng, n_jobs=n_jobs,

@@ -26,8 +26,13 @@ from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_epsilon, check_int, check_real
 
 from .data import MAX_CELLS, make_matrix, spiked_gaussian
-from .mechanisms import adaptive_power_iteration, analyze_gauss, default_iterations, noisy_power_iteration, \
-    power_iteration
+from .mechanisms import (
+    adaptive_power_iteration,
+    analyze_gauss,
+    default_iterations,
+    noisy_power_iteration,
+    power_iteration,
+)
 from .metrics import sin2
 
 __all__ = [
@@ -79,6 +84,9 @@ def _eps_trial(rng, *, n, d, kappa, coherence, epsilons, methods, T):
     data = make_matrix(n, d, eigengap=kappa, coherence=coherence, rng=kids[0])
     out = np.empty((len(methods), len(epsilons)))
     for s, m in enumerate(methods):
+        if m == "nonprivate":  # ignores ε: one run per trial
+            out[s] = sin2(data.v1, _run(m, data.A, 1.0, T, kids[1 + METHODS.index(m)]))
+            continue
         streams = kids[1 + METHODS.index(m)].spawn(len(epsilons))
         for i, eps in enumerate(epsilons):
             out[s, i] = sin2(data.v1, _run(m, data.A, eps, T, streams[i]))

@@ -257,13 +257,13 @@ class Dashboard(widgets.VBox):
         self.results.setdefault(panel, {})[label] = result
         return result
 
-    def snippet_calls(self) -> list[tuple[str, str, Callable, dict[str, Any]]]:
-        """``(variable, panel title, function, kwargs)`` of every experiment call of the current view, in panel order."""
+    def snippet_calls(self) -> list[tuple[str, Panel, str, Callable, dict[str, Any]]]:
+        """``(variable, panel, label, function, kwargs)`` of every experiment call of the view, in panel order."""
         out = []
         for p in self.panels:
             for label, (func, kwargs) in self._calls.get(p.name, {}).items():
                 var = f"r_{p.name}" + (f"_{label}" if label else "")
-                out.append((var, p.title, func, kwargs))
+                out.append((var, p, label, func, kwargs))
         return out
 
     def experiment_code(self) -> str:
@@ -272,14 +272,14 @@ class Dashboard(widgets.VBox):
         if not calls:
             return ""
         modules: dict[str, list[str]] = {}
-        for _, _, func, _ in calls:
+        for _, _, _, func, _ in calls:
             names = modules.setdefault(func.__module__, [])
             if func.__name__ not in names:
                 names.append(func.__name__)
         lines = [f"from {mod} import {', '.join(names)}" for mod, names in modules.items()]
-        for var, title, func, kwargs in calls:
+        for var, panel, _, func, kwargs in calls:
             args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-            lines += [f"# {title}", f"{var} = {func.__name__}({args})", f"print({var}.summary())"]
+            lines += [f"# {panel.title}", f"{var} = {func.__name__}({args})", f"print({var}.summary())"]
         return "\n".join(lines) + "\n"
 
     # -- subclass interface ------------------------------------------------------------
