@@ -76,3 +76,22 @@ def test_cli_on_a_dask_scheduler(tmp_path, repo_root, dask_client):
     assert proc.returncode == 0, proc.stderr
     got = ExperimentResult.from_csv(out)
     assert got.same_numbers(direct()) and np.array_equal(got.values, direct().values)
+
+
+def test_serve_turns_the_shared_cache_on_for_its_kernels(monkeypatch, tmp_path, repo_root):
+    import dpexplore.serve as serve
+
+    seen = {}
+    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env: seen.update(env=env) or 0)
+    monkeypatch.delenv("DPEXPLORE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    nb = os.path.join(repo_root, "notebooks")
+    assert serve.main([nb, "--no-browser"]) == 0
+    assert seen["env"]["DPEXPLORE_CACHE_DIR"] == str(tmp_path / "dpexplore" / "results")
+    assert serve.main([nb, "--no-browser", "--cache-dir", "off"]) == 0
+    assert seen["env"]["DPEXPLORE_CACHE_DIR"] == ""
+    # the library itself: off unless the variable names a directory
+    from dpexplore.core import get_cache
+
+    monkeypatch.setenv("DPEXPLORE_CACHE_DIR", "")
+    assert get_cache() is None

@@ -62,3 +62,28 @@ def test_sweep_on_a_dask_cluster_equals_serial(dask_client):
     check_dask_equals_serial(X.misclassification_vs_epsilon,
                              dict(**SMALL, epsilons=[1.0, 4.0], mechanisms=["shuffle", "analyze_gauss"], trials=2,
                                   rng=7), dask_client)
+
+
+@pytest.mark.slow
+def test_a_second_kernel_gets_the_default_view_from_the_shared_cache(tmp_path, repo_root):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import json, time\n"
+        "from dpexplore.ui.spectral import SpectralClusteringDashboard\n"
+        "t = time.perf_counter()\n"
+        "d = SpectralClusteringDashboard(query_string='n=120&trials=2&k=2&p=0.4&q=0.05')\n"
+        "print(json.dumps({'seconds': time.perf_counter() - t, 'errors': d.errors,\n"
+        "                  'cached': {f'{p}.{l}': r.cached for p, v in d.results.items() for l, r in v.items()},\n"
+        "                  'vs_eps': d.results['vs_eps'][''].to_dict()}))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": repo_root, "DPEXPLORE_CACHE_DIR": str(tmp_path / "cache")}
+    first, second = (json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                               check=True, timeout=300).stdout) for _ in range(2))
+    assert not first["errors"] and not any(first["cached"].values())
+    # every experiment of the view comes from the cache, except the wall-clock timings (never cached)
+    assert second["cached"] == {k: k != "amplification.times" for k in first["cached"]}
+    assert second["vs_eps"] == first["vs_eps"]
