@@ -95,3 +95,15 @@ def test_serve_turns_the_shared_cache_on_for_its_kernels(monkeypatch, tmp_path, 
 
     monkeypatch.setenv("DPEXPLORE_CACHE_DIR", "")
     assert get_cache() is None
+
+
+def test_readme_experiments_example_runs(repo_root):
+    import re
+    from pathlib import Path
+
+    text = (Path(repo_root) / "README.md").read_text()
+    (code,) = re.findall(r"<!-- experiments-example -->\n```python\n(.+?)\n```", text, re.S)
+    ns = {}
+    exec(code, ns)  # noqa: S102 - the README's own example
+    assert ns["r"].values.shape == (3, 2, 2) and "# seed: 0" in ns["text"]
+    assert ExperimentResult.from_csv(ns["text"]).same_numbers(ns["r"])
