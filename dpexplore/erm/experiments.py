@@ -47,7 +47,7 @@ RADII = tuple(float(r) for r in np.logspace(-2, 3, 7))
 ETAS = tuple(float(e) for e in np.logspace(-3, 1, 5))
 WEIGHTS = tuple(float(w) for w in np.logspace(-3, 3, 5))  # σ²λ_max(W)/(nL)
 MAX_TRIALS = 1_000
-MAX_N, MAX_D, MAX_ITERATIONS = 100_000, 1_000, 100_000
+MAX_N, MAX_D, MAX_CELLS, MAX_ITERATIONS = 100_000, 1_000, 10_000_000, 100_000  # n·d: 80 MB of float64
 QOP_HAT = "QOP θ̂ (no output noise)"
 _SCALAR_INFO = ("sigma2", "qop_weight_ratio", "anchor_error", "tau", "alpha", "output_sigma", "Delta", "L",
                 "max_certified_suboptimality", "tau_certified")
@@ -57,6 +57,8 @@ def _problem(n, d, *, epsilon, delta, lam, eta, m_ratio, clip, alpha1, smoothnes
     """Validated common arguments, the data and the anchor (deterministic given data_seed)."""
     n = check_int(n, "n", low=2, high=MAX_N)
     d = check_int(d, "d", low=1, high=MAX_D)
+    if n * d > MAX_CELLS:
+        raise ValueError(f"n*d must be <= {MAX_CELLS:,} (memory); got n = {n}, d = {d}")
     kw = dict(epsilon=check_epsilon(epsilon), delta=check_delta(delta), lam=check_real(lam, "lam", low=0.0),
               eta=check_real(eta, "eta", low=0.0, high=1e6), m_ratio=check_real(m_ratio, "m_ratio", low=1.0, high=100),
               clip=check_real(clip, "clip", low=0.0, low_open=True), alpha1=check_choice(alpha1, "alpha1",

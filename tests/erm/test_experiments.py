@@ -24,6 +24,8 @@ def test_risk_vs_radius_result():
 def test_bad_arguments():
     with pytest.raises(ValueError, match=r"^d must be an integer >= 1 and <= 1000; got 5000$"):
         X.risk_vs_radius(60, 5000, epsilon=0.5, delta=0.01, trials=1)
+    with pytest.raises(ValueError, match=r"^n\*d must be <= 10,000,000 \(memory\); got n = 100000, d = 1000$"):
+        X.risk_vs_radius(100_000, 1000, epsilon=0.5, delta=0.01, trials=1)
     with pytest.raises(ValueError, match=r"^smoothness must be one of"):
         X.risk_vs_radius(**{**SMALL, "iterations": 10}, smoothness="loose", trials=1)
     with pytest.raises(ValueError, match=r"^radii\[0\] must be a finite number > 0; got 0"):
