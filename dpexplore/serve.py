@@ -12,6 +12,7 @@ This module uses only the standard library: ``import dpexplore`` does not import
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
     ap.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(Path(os.environ.get(
+        "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "results"),
+        help="experiment result cache shared by every kernel (default ~/.cache/dpexplore/results); 'off' disables")
     a = ap.parse_args(argv)
     nb = Path(a.notebooks)
     if not (nb / "00_index.ipynb").is_file():
@@ -63,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
     try:
         # run from the repository root so Voila reads its voila.json (settings + hardening)
-        return subprocess.call(voila_command(nb.resolve(), a.host, a.port), cwd=nb.resolve().parent)
+        # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
+        env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir}
+        return subprocess.call(voila_command(nb.resolve(), a.host, a.port), cwd=nb.resolve().parent, env=env)
     except KeyboardInterrupt:
         return 0
 

@@ -31,3 +31,15 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def repo_root():
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One small Dask cluster for the whole run (1 worker process, 1 thread: kind to a 2-core machine).
+
+    A worker process, so the experiments' trial functions really travel by pickle, as on a cluster.
+    """
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        yield client

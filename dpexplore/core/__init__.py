@@ -2,7 +2,16 @@
 conversions, randomized response, the sparse vector technique, permute-and-flip, exact privacy
 curves, shuffle-amplification accountants and Monte-Carlo sweeps."""
 
-from .experiment import SweepResult, mean_confidence_band, sweep
+from .cache import ResultCache, clear_cache, get_cache, set_cache_dir, using_cache
+from .experiment import (
+    ExperimentResult,
+    SweepResult,
+    experiment_progress,
+    mean_confidence_band,
+    proportion_band,
+    run_experiment,
+    sweep,
+)
 from .gaussian import (
     dp_to_zcdp,
     gaussian_sigma,
@@ -34,6 +43,8 @@ from .sparse_vector import AboveThresholdResult, above_threshold
 __all__ = [
     "ACCOUNTANTS",
     "AboveThresholdResult",
+    "ExperimentResult",
+    "ResultCache",
     "PermuteAndFlipResult",
     "PrivacyCheck",
     "RNGLike",
@@ -41,11 +52,14 @@ __all__ = [
     "SweepResult",
     "above_threshold",
     "as_generator",
+    "clear_cache",
     "clone_pair_delta",
     "clone_pair_epsilon",
     "debias_randomized_response",
     "dp_to_zcdp",
     "exact_epsilon",
+    "experiment_progress",
+    "get_cache",
     "exact_privacy_check",
     "flip_probability",
     "fmt21_closed_form_epsilon",
@@ -58,10 +72,14 @@ __all__ = [
     "mean_confidence_band",
     "permute_and_flip",
     "permute_and_flip_probabilities",
+    "proportion_band",
     "randomized_response",
+    "run_experiment",
+    "set_cache_dir",
     "shuffle_amplification_epsilon",
     "shuffle_amplification_epsilon0",
     "spawn",
     "sweep",
+    "using_cache",
     "zcdp_to_dp",
 ]

@@ -7,7 +7,9 @@ plot panels, a "reproduce in code" snippet and a footer. A subclass declares
 * ``controls``: a list of :class:`~dpexplore.ui.controls.Control`;
 * ``panels``: a list of :class:`Panel` (a name, a title and which controls it depends on);
 * ``figure(panel_name, params) -> go.Figure``: library calls + a pure figure builder;
-* ``reproduce(params) -> str``: the library calls that reproduce the current view.
+* ``reproduce(params) -> str``: further library calls that reproduce the parts of the view that are
+  not experiments (the measured panels call :meth:`Dashboard.experiment`, and the snippet then
+  contains that very call).
 
 The base class does the rest: URL deep links from Voila's ``QUERY_STRING``, server-side clamping
 of every value, recomputing only the panels whose controls changed, catching library errors and
@@ -121,6 +123,9 @@ class Dashboard(widgets.VBox):
         self.errors: dict[str, str] = {}
         self.figures: dict[str, go.Figure] = {}
         self.timings: dict[str, float] = {}
+        #: the experiment results each panel drew, by panel name and label (see :meth:`experiment`)
+        self.results: dict[str, dict[str, Any]] = {}
+        self._calls: dict[str, dict[str, tuple[Callable, dict[str, Any]]]] = {}
 
         values = {c.name: c.default for c in self.controls}
         qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
@@ -240,6 +245,44 @@ class Dashboard(widgets.VBox):
             self._memo.popitem(last=False)
         return value
 
+    def experiment(self, panel: str, label: str, func: Callable[..., Any], **kwargs: Any) -> Any:
+        """Call the experiment ``func(**kwargs)`` for ``panel`` (memoised), and record the call for the snippet.
+
+        The "reproduce in code" snippet then contains exactly this call (``r_<panel>[_<label>] =
+        func(**kwargs)``) and prints what it computes, so it gives the numbers the panel draws.
+        ``kwargs`` must be plain values (numbers, strings, lists of them).
+        """
+        key = ("experiment", func.__module__, func.__qualname__, repr(sorted(kwargs.items())))
+        result = self.memo(key, lambda: func(**kwargs))
+        self._calls.setdefault(panel, {})[label] = (func, dict(kwargs))
+        self.results.setdefault(panel, {})[label] = result
+        return result
+
+    def snippet_calls(self) -> list[tuple[str, Panel, str, Callable, dict[str, Any]]]:
+        """``(variable, panel, label, function, kwargs)`` of every experiment call of the view, in panel order."""
+        out = []
+        for p in self.panels:
+            for label, (func, kwargs) in self._calls.get(p.name, {}).items():
+                var = f"r_{p.name}" + (f"_{label}" if label else "")
+                out.append((var, p, label, func, kwargs))
+        return out
+
+    def experiment_code(self) -> str:
+        """The experiment calls of the current view as runnable code that prints each result's summary."""
+        calls = self.snippet_calls()
+        if not calls:
+            return ""
+        modules: dict[str, list[str]] = {}
+        for _, _, _, func, _ in calls:
+            names = modules.setdefault(func.__module__, [])
+            if func.__name__ not in names:
+                names.append(func.__name__)
+        lines = [f"from {mod} import {', '.join(names)}" for mod, names in modules.items()]
+        for var, panel, _, func, kwargs in calls:
+            args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+            lines += [f"# {panel.title}", f"{var} = {func.__name__}({args})", f"print({var}.summary())"]
+        return "\n".join(lines) + "\n"
+
     # -- subclass interface ------------------------------------------------------------
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -282,6 +325,8 @@ class Dashboard(widgets.VBox):
         for p in todo:
             t0 = time.perf_counter()
             self.errors.pop(p.name, None)
+            self._calls.pop(p.name, None)
+            self.results.pop(p.name, None)
             try:
                 fig = self.figure(p.name, params)
             except (ValueError, TypeError, ArithmeticError) as exc:
@@ -330,7 +375,7 @@ class Dashboard(widgets.VBox):
         return "".join(parts)
 
     def _snippet_html(self, params: Mapping[str, Any]) -> str:
-        code = self.reproduce(params)
+        code = self.experiment_code() + self.reproduce(params)
         query = "&".join(f"{k}={v}" for k, v in params.items() if self._controls[k].kind != "text")
         head = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
                 f"# deep link to this view: append ?{query} to this page's URL\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import html
-import warnings
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,15 +15,11 @@ from plotly.subplots import make_subplots
 from dpexplore.erm import (
     REFERENCE_CONSTANTS,
     REFERENCE_TABLE,
-    compare_mechanisms,
-    empirical_risk,
     interpolation_data,
     interpolation_label_bound,
-    noisy_anchor,
-    qop_inexact_risk_sweep,
-    qop_risk_sweep,
     qop_utility_bound_curve,
 )
+from dpexplore.erm import experiments as XP
 from dpexplore.erm.audit import AUDIT_MECHANISMS, audit_erm
 
 from . import figures as F
@@ -62,13 +58,6 @@ def _bound_curves(alpha1: str):
     e = qop_utility_bound_curve(eps, dls, **consts).reshape(len(BOUND_DELTAS), -1)
     i = qop_utility_bound_curve(eps, dls, tau=rc["tau"], eta=rc["eta"], **consts).reshape(len(BOUND_DELTAS), -1)
     return dict(zip(BOUND_DELTAS, e)), dict(zip(BOUND_DELTAS, i))
-
-
-def _without_tau_warnings(run):
-    """Run ``run()`` with qop_inexact's uncertified-τ RuntimeWarning silenced: the page reports it instead."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return run()
 
 
 def _uncertified_message(where: str, certified: float, tau: float) -> str:
@@ -170,25 +159,29 @@ class QuadraticPerturbationDashboard(Dashboard):
                     m=self._m(p), alpha1=p["alpha1"], feature_bound=XI, smoothness=self._L(p),
                     iterations=p["iterations"])
 
-    def _anchor(self, p, eta):
-        X, y, t = self._data(p)
-        return noisy_anchor(t, eta=eta, rng=p["seed"] + 1)
+    def _exp_kw(self, p) -> dict:
+        """The experiments' problem arguments at the current settings (plain values)."""
+        return dict(n=p["n"], d=p["d"], epsilon=p["epsilon"], delta=p["delta"], lam=p["lam"], m_ratio=p["m_ratio"],
+                    alpha1=p["alpha1"], smoothness=p["smoothness"], data_seed=p["seed"], trials=p["trials"])
 
-    def _declared_eta(self, p, anchor) -> float:
-        """The anchor accuracy qop_inexact declares: ‖θ̃ − θ_true‖ (known here because we drew θ̃)."""
-        return float(np.linalg.norm(anchor - self._data(p)[2]))
+    @staticmethod
+    def _comparison(r):
+        """A risk_vs_radius result in the shape the figure code reads (radii, mean/lower/upper, info)."""
+        ex = r.extras
+        info = {k: v[0] for k, v in ex.items() if isinstance(v, (list, tuple)) and k not in ("nonprivate_risk",)}
+        info["tau_certified"] = all(ex["tau_certified"])
+        info["max_certified_suboptimality"] = max(ex["max_certified_suboptimality"])
+        info["tau"] = max(ex["tau"])
+        info["qop_weight_ratio"] = float(np.median(ex["qop_weight_ratio"]))
+        return SimpleNamespace(radii=np.asarray(r.grid), mean={s: r.curve(s)[0] for s in r.series},
+                               lower={s: r.curve(s)[1] for s in r.series}, upper={s: r.curve(s)[2] for s in r.series},
+                               nonprivate_risk=np.asarray(ex["nonprivate_risk"]), anchor_risk=ex["anchor_risk"],
+                               info=info)
 
     def _sweep(self, p):
-        key = ("sweep",) + tuple(p[k] for k in _MEASURED)
-
-        def run():
-            X, y, t = self._data(p)
-            a = self._anchor(p, p["eta"])
-            return compare_mechanisms(X, y, radii=RADII, anchor=a, rng=p["seed"] + 2,
-                                      anchor_error=self._declared_eta(p, a), tau=TAU, label_bound=LABEL_BOUND,
-                                      **self._kw(p))
-
-        return self.memo(key, lambda: _without_tau_warnings(run))
+        r = self.experiment("risk", "", XP.risk_vs_radius, **self._exp_kw(p), eta=p["eta"], clip=p["clip"],
+                            iterations=p["iterations"], radii=RADII.tolist(), rng=p["seed"] + 2)
+        return self._comparison(r)
 
     # ------------------------------------------------------------------------------------------
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
@@ -257,38 +250,29 @@ class QuadraticPerturbationDashboard(Dashboard):
         return fig
 
     def _advantage_figure(self, p):
-        X, y, t = self._data(p)
         kappa = p["kappa"]
-        key = ("adv", kappa) + tuple(p[k] for k in _MEASURED)
 
-        def run():
-            kw = self._kw(p)
-            a = self._anchor(p, p["eta"])
-            base = compare_mechanisms(X, y, radii=[kappa], anchor=a, rng=p["seed"] + 3, nonprivate=False,
-                                      anchor_error=self._declared_eta(p, a), tau=TAU, label_bound=LABEL_BOUND, **kw)
-            ratio0 = base.info["qop_weight_ratio"]
-            anchors = [self._anchor(p, eta) for eta in ETA_GRID]
-            anchor_risk = np.array([empirical_risk(X, y, b) for b in anchors])
-            kw.pop("clip")
-            kw.pop("iterations")
-            # left: the private QOP (qop_inexact) on the η grid, one batched deterministic solve
-            sw = qop_inexact_risk_sweep(X, y, radii=np.full(len(ETA_GRID), kappa), anchors=anchors,
-                                        anchor_errors=[self._declared_eta(p, b) for b in anchors], tau=TAU,
-                                        rng=p["seed"] + 4, **kw)
-            eta_rows = np.stack([sw.mean, sw.lower, sw.upper], axis=1)
-            hat_rows = np.stack([sw.solver_mean, sw.solver_lower, sw.solver_upper], axis=1)
-            # right: θ̂ of the exact-solve calibration at rescaled weights (not private), one batched StoTOS solve
-            # (scaled from the inexact calibration's ratio; the x positions are the measured ratios)
-            mean, lo, hi, ratios = qop_risk_sweep(X, y, radius=kappa, anchors=[a] * len(WEIGHT_GRID),
-                                                  weight_scales=WEIGHT_GRID / ratio0, rng=p["seed"] + 5,
-                                                  iterations=p["iterations"], **kw)
-            certificate = (base.info["tau_certified"] and sw.info["tau_certified"],
-                           max(base.info["max_certified_suboptimality"], sw.info["max_certified_suboptimality"]),
-                           max(base.info["tau"], sw.info["tau"]))
-            return eta_rows, hat_rows, anchor_risk, base, np.stack([mean, lo, hi], axis=1), ratios, certificate
-
-        eta_rows, hat_rows, anchor_risk, base, w_rows, w_ratios, (certified, worst, tau) = self.memo(
-            key, lambda: _without_tau_warnings(run))
+        kw = self._exp_kw(p)
+        base = self._comparison(self.experiment(
+            "advantage", "at_kappa", XP.risk_vs_radius, **kw, eta=p["eta"], clip=p["clip"],
+            iterations=p["iterations"], radii=[kappa], rng=p["seed"] + 3))
+        ratio0 = base.info["qop_weight_ratio"]
+        # left: the private QOP (qop_inexact) on the η grid, one batched deterministic solve per trial
+        sw = self.experiment("advantage", "eta", XP.risk_vs_anchor_error, **kw, kappa=kappa, etas=ETA_GRID.tolist(),
+                             rng=p["seed"] + 4)
+        eta_rows = np.stack(sw.curve("QOP"), axis=1)
+        hat_rows = np.stack(sw.curve(XP.QOP_HAT), axis=1)
+        anchor_risk = np.asarray(sw.extras["anchor_risk"])
+        # right: θ̂ of the exact-solve calibration at rescaled weights (not private), scaled from the inexact
+        # calibration's ratio; the x positions are the measured ratios
+        wr = self.experiment("advantage", "weight", XP.risk_vs_weight, **kw, kappa=kappa, eta=p["eta"],
+                             iterations=p["iterations"], weight_scales=(WEIGHT_GRID / ratio0).tolist(),
+                             rng=p["seed"] + 5)
+        w_rows = np.stack(wr.curve("QOP θ̂ (rescaled weight)"), axis=1)
+        w_ratios = np.median(wr.trial_values("weight ratio"), axis=1)
+        certified = base.info["tau_certified"] and all(sw.extras["tau_certified"])
+        worst = max(base.info["max_certified_suboptimality"], *sw.extras["max_certified_suboptimality"])
+        tau = max(base.info["tau"], *sw.extras["tau"])
         if not certified:
             self.messages.append(_uncertified_message("panel 3", worst, tau))
         fig = make_subplots(rows=1, cols=2, subplot_titles=(f"risk vs anchor error η (κ = {kappa:.3g})",
@@ -363,22 +347,18 @@ class QuadraticPerturbationDashboard(Dashboard):
 
     # ------------------------------------------------------------------------------------------
     def reproduce(self, params: Mapping[str, Any]) -> str:
+        """One release of each mechanism at the κ of panel 3 (the experiment calls above give the panels)."""
         p = dict(params)
         kw = self._kw(p)
-        args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
         return (
+            "# one release of each mechanism at the κ of panel 3:\n"
             "import numpy as np\n"
-            "from dpexplore.erm import interpolation_data, interpolation_label_bound, noisy_anchor, "
-            "compare_mechanisms, qop_inexact, lop, lop_clipped\n"
+            "from dpexplore.erm import interpolation_data, interpolation_label_bound, noisy_anchor, qop_inexact, lop, "
+            "lop_clipped\n"
             f"X, y, theta_true = interpolation_data({p['n']}, {p['d']}, xi={XI}, rng={p['seed']})\n"
             f"anchor = noisy_anchor(theta_true, eta={p['eta']!r}, rng={p['seed'] + 1})\n"
             "eta = float(np.linalg.norm(anchor - theta_true))  # the declared anchor accuracy ‖θ̃ − θ*‖\n"
             f"label_bound = interpolation_label_bound({XI})  # public bounds: ‖x_i‖ <= xi, |y_i| <= 5 xi (clipped)\n"
-            f"# panel 1 (κ grid {np.round(RADII, 4).tolist()}); QOP is qop_inexact (output noise for η):\n"
-            f"res = compare_mechanisms(X, y, radii=np.logspace(-2, 3, 7), anchor=anchor, rng={p['seed'] + 2}, "
-            f"anchor_error=eta, tau={TAU!r}, label_bound=label_bound, {args})\n"
-            "print(res.mean)\n"
-            "# one release of each mechanism at the κ of panel 3:\n"
             f"q = qop_inexact(X, y, epsilon={p['epsilon']!r}, delta={p['delta']!r}, lam={p['lam']!r}, "
             f"radius={p['kappa']!r}, anchor=anchor, tau={TAU!r}, eta=eta, m={kw['m']}, alpha1={p['alpha1']!r}, "
             f"feature_bound={XI}, smoothness={kw['smoothness']!r}, project=True, rng={p['seed']})\n"
@@ -389,4 +369,3 @@ class QuadraticPerturbationDashboard(Dashboard):
             f"radius={p['kappa']!r}, clip={p['clip']!r}, feature_bound={XI}, smoothness={kw['smoothness']!r}, "
             f"iterations={p['iterations']}, rng={p['seed']})\n"
         )
-

@@ -16,26 +16,19 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpexplore.core import as_generator, mean_confidence_band
+from dpexplore.core import mean_confidence_band
 from dpexplore.markov import (
     MAX_PASTED_STATES,
     analyze,
     baseline_kernel,
-    city_grid,
-    credit_migration,
     distances,
-    empirical_tail,
     mechanism_kernel,
-    parse_matrix,
-    running_entropy,
-    sample_trajectories,
-    simulate,
     stationary_distribution,
     time_profile,
-    web_browsing,
-    word_entropy,
 )
+from dpexplore.markov import experiments as X
 from dpexplore.markov.audit import audit_markov
+from dpexplore.markov.experiments import chain_from_spec
 
 from . import figures as F
 from .audit import AuditReport
@@ -68,13 +61,7 @@ CHAIN_OPTIONS = (
 
 def build_chain(kind: str, grid: int, matrix: str):
     """The chain selected in the dashboard (the same calls as in 'reproduce in code')."""
-    if kind == "credit":
-        return credit_migration()
-    if kind == "traffic":
-        return city_grid(grid)
-    if kind == "web":
-        return web_browsing(20, rng=0)
-    return parse_matrix(matrix, max_states=MAX_PASTED_STATES)
+    return chain_from_spec(kind, grid, matrix)
 
 
 def _chain_code(kind: str, grid: int, matrix: str) -> str:
@@ -352,17 +339,14 @@ class MarkovTrajectoryDashboard(Dashboard):
         ba = self.memo(("ba", ckey, p["epsilon"]), lambda: analyze(chain, bk, d))
         return ma, ba
 
-    def _simulation(self, p):
-        ckey, chain, d, mk, bk = self._kernels(p)
+    def _spec(self, p) -> dict[str, Any]:
+        """The experiments' chain and mechanism arguments at the current settings (plain values)."""
+        return dict(chain=p["chain"], grid_size=p["grid"], matrix=p["matrix"] if p["chain"] == "paste" else None,
+                    symmetrize=p["symmetrize"], epsilon=p["epsilon"], rho=p["rho"], T=p["T"])
 
-        def run():
-            g_s, g_m, g_b = as_generator(p["seed"]).spawn(3)
-            s = simulate(chain, p["T"], size=p["trials"], rng=g_s)
-            ms, ml = sample_trajectories(mk, s, rng=g_m)
-            bs, bl = sample_trajectories(bk, s, rng=g_b)
-            return s, ms, ml, bs, bl
-
-        return self.memo(("sim", ckey, p["epsilon"], p["rho"], p["T"], p["trials"], p["seed"]), run)
+    def _example(self, p):
+        key = ("example", repr(sorted(self._spec(p).items())), p["seed"])
+        return self.memo(key, lambda: X.example_trajectories(**self._spec(p), rng=p["seed"]))
 
     def _profiles(self, p, v_grid):
         ckey, chain, d, mk, bk = self._kernels(p)
@@ -376,26 +360,27 @@ class MarkovTrajectoryDashboard(Dashboard):
         _, (chain, d) = self._chain(p)
         v_grid = np.linspace(0.0, float(d.max()), 41)
         if panel == "chain":
-            s, ms, _, bs, _ = self._simulation(p)
-            return chain_trajectory_figure(chain, p["chain"], s[0], ms[0], bs[0], epsilon=p["epsilon"], rho=p["rho"])
+            s, ms, bs = self._example(p)
+            return chain_trajectory_figure(chain, p["chain"], s, ms, bs, epsilon=p["epsilon"], rho=p["rho"])
         if panel == "tail":
-            s, ms, _, bs, _ = self._simulation(p)
+            r = self.experiment("tail", "", X.large_error_probability, **self._spec(p), trials=p["trials"],
+                                v_grid=v_grid.tolist(), rng=p["seed"])
             mp, bp = self._profiles(p, v_grid)
             ma, ba = self._analyses(p)
-            return tail_figure(v_grid, mp.mean_tail, bp.mean_tail, empirical_tail(d[ms, s], v_grid),
-                               empirical_tail(d[bs, s], v_grid), v=p["v"], trials=p["trials"], T=p["T"],
+            return tail_figure(v_grid, mp.mean_tail, bp.mean_tail, r.trial_values("mechanism").T,
+                               r.trial_values("baseline").T, v=p["v"], trials=p["trials"], T=p["T"],
                                mech_stat=float(ma.tail(p["v"])), base_stat=float(ba.tail(p["v"])),
                                epsilon=p["epsilon"], rho=p["rho"])
         if panel == "entropy":
-            s, ms, ml, bs, bl = self._simulation(p)
+            r = self.experiment("entropy", "", X.entropy_vs_length, **self._spec(p), trials=p["trials"],
+                                rng=p["seed"])
             mp, bp = self._profiles(p, v_grid)
             ma, ba = self._analyses(p)
-            T = p["T"]
-            lengths = np.unique(np.round(np.geomspace(2, T, 40)).astype(int))
+            lengths = np.asarray(r.grid)
             idx = lengths - 1
-            wt, wm, wb = (word_entropy(chain, x)[:, idx - 1] for x in (s, ms, bs))
+            wt, wm, wb = (r.trial_values(f"{who} word").T for who in ("sensitive", "mechanism", "baseline"))
             last = [float(np.mean(np.abs(w[:, -1] - ma.chain_entropy_rate) <= ETA)) for w in (wt, wm, wb)]
-            return entropy_figure(lengths, running_entropy(ml)[:, idx], running_entropy(bl)[:, idx],
+            return entropy_figure(lengths, r.trial_values("mechanism running").T, r.trial_values("baseline running").T,
                                   mp.expected_running_entropy[idx], bp.expected_running_entropy[idx], wt, wm, wb,
                                   chain_rate=ma.chain_entropy_rate, mech_rate=ma.entropy_rate,
                                   base_rate=ba.entropy_rate, trials=p["trials"], typical=tuple(last))
@@ -452,22 +437,18 @@ class MarkovTrajectoryDashboard(Dashboard):
                            confidence=st.confidence, runs=st.runs, seconds=res.seconds, cancelled=st.cancelled)
 
     def reproduce(self, p: Mapping[str, Any]) -> str:
+        """The exact (not simulated) numbers: pair-chain analyses of both mechanisms (panels 2–4)."""
         return (
-            "import numpy as np\n"
+            "# exact stationary pair-chain numbers (panels 2-4): P(e >= v), entropy rates\n"
             "from dpexplore.markov import (credit_migration, city_grid, web_browsing, parse_matrix, distances,\n"
-            "    simulate, mechanism_kernel, baseline_kernel, sample_trajectories, analyze, time_profile,\n"
-            "    private_trajectory, baseline_trajectory)\n"
+            "    mechanism_kernel, baseline_kernel, analyze)\n"
             f"{_chain_code(p['chain'], p['grid'], p['matrix'])}\n"
             f"d = distances(chain, symmetrize={p['symmetrize']!r})\n"
             f"mech = mechanism_kernel(chain, epsilon={p['epsilon']!r}, rho={p['rho']!r}, d=d)  # exact step law\n"
             f"base = baseline_kernel(chain, epsilon={p['epsilon']!r})\n"
-            f"rng_s, rng_m, rng_b = np.random.default_rng({p['seed']}).spawn(3)\n"
-            f"s = simulate(chain, {p['T']}, size={p['trials']}, rng=rng_s)  # sensitive trajectories\n"
-            "private_m, logp_m = sample_trajectories(mech, s, rng=rng_m)\n"
-            "private_b, logp_b = sample_trajectories(base, s, rng=rng_b)\n"
             f"exact_m, exact_b = analyze(chain, mech, d), analyze(chain, base, d)  # stationary pair chain\n"
             f"print(exact_m.tail({p['v']!r}), exact_b.tail({p['v']!r}), exact_m.entropy_rate, exact_b.entropy_rate)\n"
-            "# one trajectory, online (a stream): private_trajectory(chain, s[0], "
+            "# one trajectory, online (a stream): private_trajectory(chain, s, "
             f"epsilon={p['epsilon']!r}, rho={p['rho']!r}, rng=0).states\n"
         )
 

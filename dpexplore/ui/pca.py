@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -13,18 +14,13 @@ from plotly.subplots import make_subplots
 from dpexplore.core import mean_confidence_band
 from dpexplore.core.validation import check_choice
 from dpexplore.pca import (
-    adaptive_power_iteration,
-    analyze_gauss,
     default_iterations,
     dttz14_bound,
     make_matrix,
-    noisy_power_iteration,
-    power_iteration,
-    sin2,
-    spiked_gaussian,
     theorem_1_1,
     theorem_1_2,
 )
+from dpexplore.pca import experiments as X
 from dpexplore.pca.audit import audit_analyze_gauss, audit_power_step, audit_threshold_choice
 from dpexplore.pca.mechanisms import adaptive_calibration, default_m0, row_scores, threshold_grid
 
@@ -53,21 +49,6 @@ def _bands_without_markers(fig: go.Figure) -> None:
     """Confidence-band polygons are drawn as filled lines only (plotly's default mode for short traces is
     "lines+markers", which would put dots on the band's corners)."""
     fig.update_traces(selector={"fill": "toself"}, mode="lines")
-
-
-def _ss(*keys: int) -> np.random.SeedSequence:
-    """An independent random stream per (seed, trial, purpose, …): results do not depend on order."""
-    return np.random.SeedSequence([int(k) for k in keys])
-
-
-def _run(method: str, A: np.ndarray, eps: float, T: int, rng: np.random.SeedSequence) -> np.ndarray:
-    if method == "adaptive":
-        return adaptive_power_iteration(A, epsilon=eps, delta=DELTA, iterations=T, rng=rng).vector
-    if method == "worst":
-        return noisy_power_iteration(A, epsilon=eps, delta=DELTA, iterations=T, rng=rng).vector
-    if method == "gauss":
-        return analyze_gauss(A, epsilon=eps, delta=DELTA, rng=rng).vector
-    return power_iteration(A, iterations=T, rng=rng).vector
 
 
 class PrivatePCADashboard(Dashboard):
@@ -137,28 +118,17 @@ class PrivatePCADashboard(Dashboard):
         return max(float(p["coherence"]), 1.0 / math.sqrt(p["n"]))
 
     def _data(self, n: int, d: int, kappa: float, ups: float, seed: int, trial: int):
+        """Trial ``trial``'s data in the experiments at this seed (child 0 of its stream); the audit uses trial 0."""
         key = ("data", n, d, round(kappa, 6), round(ups, 8), seed, trial)
-        return self.memo(key, lambda: make_matrix(n, d, eigengap=kappa, coherence=ups, rng=_ss(seed, trial, 1)))
+        stream = np.random.default_rng(seed).spawn(trial + 1)[trial].spawn(1)[0]
+        return self.memo(key, lambda: make_matrix(n, d, eigengap=kappa, coherence=ups, rng=stream))
 
     def _eps_sweep(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        n, d, kappa, trials, seed = p["n"], p["d"], p["kappa"], p["trials"], p["seed"]
-        ups = self._upsilon(p)
-        T = default_iterations(d, kappa)
-
-        def compute():
-            vals = {m: np.empty((len(EPS_GRID), trials)) for m in METHODS}
-            datas = [self._data(n, d, kappa, ups, seed, j) for j in range(trials)]
-            for j, data in enumerate(datas):
-                floor = sin2(data.v1, _run("nonprivate", data.A, 1.0, T, _ss(seed, j, 2)))
-                vals["nonprivate"][:, j] = floor
-                for i, eps in enumerate(EPS_GRID):
-                    for k, m in enumerate(("adaptive", "worst", "gauss")):
-                        vals[m][i, j] = sin2(data.v1, _run(m, data.A, eps, T, _ss(seed, j, 3, i, k)))
-            return {"vals": vals, "sigma1": float(np.mean([x.sigma1 for x in datas])),
-                    "sigma2": float(np.mean([x.sigma2 for x in datas])),
-                    "ups": float(np.mean([x.coherence for x in datas])), "T": T}
-
-        return self.memo(("eps", n, d, round(kappa, 6), round(ups, 8), trials, seed), compute)
+        r = self.experiment("vs_eps", "", X.error_vs_epsilon, n=p["n"], d=p["d"], kappa=p["kappa"],
+                            coherence=self._upsilon(p), epsilons=list(EPS_GRID), trials=p["trials"], rng=p["seed"])
+        return {"vals": {m: r.trial_values(m) for m in METHODS}, "curves": {m: r.curve(m) for m in METHODS},
+                "sigma1": float(np.mean(r.extras["sigma1"])), "sigma2": float(np.mean(r.extras["sigma2"])),
+                "ups": float(np.mean(r.extras["coherence"])), "T": r.extras["iterations"]}
 
     # -- figures -----------------------------------------------------------------------------
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
@@ -179,7 +149,7 @@ class PrivatePCADashboard(Dashboard):
                             f"T={res['T']} iterations)", "total privacy ε (log scale)",
                             "sin²(v1, x) (log scale)", log_x=True, log_y=True, height=460)
         for m in ("adaptive", "worst", "gauss"):
-            mean, lo, hi = mean_confidence_band(res["vals"][m], axis=1)
+            mean, lo, hi = res["curves"][m]  # t band within [0, 1]
             F.add_measured(fig, EPS_GRID, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
                            trials=trials)
         floor = float(np.mean(res["vals"]["nonprivate"]))
@@ -201,26 +171,16 @@ class PrivatePCADashboard(Dashboard):
     def _fig_vs_coherence(self, p: Mapping[str, Any]) -> go.Figure:
         n, d, kappa, trials, seed, eps = p["n"], p["d"], p["kappa"], p["trials"], p["seed"], p["epsilon"]
         grid = tuple(float(u) for u in np.geomspace(1.0 / math.sqrt(n), 1.0, 6))
-        T = default_iterations(d, kappa)
         methods = ("adaptive", "worst", "gauss")
-
-        def compute():
-            vals = {m: np.empty((len(grid), trials)) for m in methods}
-            ups_real = np.empty(len(grid))
-            for i, u in enumerate(grid):
-                for j in range(trials):
-                    data = self._data(n, d, kappa, u, seed, j)
-                    ups_real[i] = data.coherence
-                    for k, m in enumerate(methods):
-                        vals[m][i, j] = sin2(data.v1, _run(m, data.A, eps, T, _ss(seed, j, 4, i, k)))
-            return vals, ups_real
-
-        vals, ups_real = self.memo(("coh", n, d, round(kappa, 6), round(eps, 8), trials, seed), compute)
+        r = self.experiment("vs_coherence", "", X.error_vs_coherence, n=n, d=d, kappa=kappa, epsilon=eps,
+                            coherences=list(grid), methods=list(methods), trials=trials, rng=seed)
+        vals = {m: r.trial_values(m) for m in methods}
+        ups_real = r.curve("realised coherence")[0]
         fig = F.base_figure(f"sin²(v1, x) vs coherence at ε = {eps:.3g}  (n={n}, d={d}, κ={kappa:.2f})",
                             "coherence Υ = max_i |⟨a_i, v1⟩|/σ1 (log scale; 1/√n = fully spread)",
                             "sin²(v1, x) (log scale)", log_x=True, log_y=True, height=440)
         for m in methods:
-            mean, lo, hi = mean_confidence_band(vals[m], axis=1)
+            mean, lo, hi = r.curve(m)  # t band within [0, 1]
             F.add_measured(fig, ups_real, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
                            trials=trials)
         s1 = self._eps_sweep(p)["sigma1"]
@@ -239,15 +199,11 @@ class PrivatePCADashboard(Dashboard):
         ups = self._upsilon(p)
         T = default_iterations(d, kappa)
 
-        def compute():
-            runs = []
-            for j in range(trials):
-                data = self._data(n, d, kappa, ups, seed, j)
-                runs.append(adaptive_power_iteration(data.A, epsilon=eps, delta=DELTA, iterations=T,
-                                                     rng=_ss(seed, j, 5), v1=data.v1))
-            return runs
-
-        runs = self.memo(("thr", n, d, round(kappa, 6), round(ups, 8), round(eps, 8), trials, seed), compute)
+        r = self.experiment("thresholds", "", X.thresholds_per_iteration, n=n, d=d, kappa=kappa, coherence=ups,
+                            epsilon=eps, trials=trials, rng=seed)
+        runs = [SimpleNamespace(thresholds=r.values[0, :, j], max_scores=r.values[1, :, j],
+                                rows_filtered=r.values[2, :, j], m0=r.extras["m0"][j],
+                                epsilon_svt_step=r.extras["epsilon_svt_step"][j]) for j in range(r.trials)]
         it = np.arange(1, T + 1)
         fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                             subplot_titles=("threshold θ_t (log scale)", "rows left out (score > θ_t)"))
@@ -282,26 +238,15 @@ class PrivatePCADashboard(Dashboard):
     def _fig_vs_n(self, p: Mapping[str, Any]) -> go.Figure:
         d = min(p["d"], D_IID_MAX)
         kappa, trials, seed, eps = p["kappa"], p["trials"], p["seed"], p["epsilon"]
-        T = default_iterations(d, kappa)
         methods = ("adaptive", "worst", "gauss", "nonprivate")
-
-        def compute():
-            vals = {m: np.empty((len(N_GRID_IID), trials)) for m in methods}
-            sig = None
-            for i, n in enumerate(N_GRID_IID):
-                for j in range(trials):
-                    data = spiked_gaussian(n, d, eigengap=kappa, rng=_ss(seed, j, 6, i))
-                    sig = data.sigma1
-                    for k, m in enumerate(methods):
-                        vals[m][i, j] = sin2(data.v1, _run(m, data.A, eps, T, _ss(seed, j, 7, i, k)))
-            return vals, sig
-
-        vals, s1 = self.memo(("iid", d, round(kappa, 6), round(eps, 8), trials, seed), compute)
+        r = self.experiment("vs_n", "", X.error_vs_n_iid, d=d, kappa=kappa, epsilon=eps, ns=list(N_GRID_IID),
+                            methods=list(methods), trials=trials, rng=seed)
+        s1 = float(np.mean(r.trial_values("sigma1")))
         fig = F.base_figure(f"sin²(v1, x) vs n, i.i.d. N(0, Σ²) rows  (d={d}, κ={kappa:.2f}, ε={eps:.3g}, "
                             f"σ1²={s1**2:.3g})", "number of rows n (log scale)", "sin²(v1, x) (log scale)",
                             log_x=True, log_y=True, height=440)
         for m in methods:
-            mean, lo, hi = mean_confidence_band(vals[m], axis=1)
+            mean, lo, hi = r.curve(m)
             F.add_measured(fig, N_GRID_IID, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
                            trials=trials)
         t12 = [theorem_1_2(n, d, kappa, eps, DELTA, s1) for n in N_GRID_IID]
@@ -389,20 +334,15 @@ class PrivatePCADashboard(Dashboard):
 
     # -- reproduce -----------------------------------------------------------------------------
     def reproduce(self, p: Mapping[str, Any]) -> str:
-        ups = self._upsilon(p)
+        """One release at the slider's ε on trial 0's data (the experiment calls above give every panel)."""
         T = default_iterations(p["d"], p["kappa"])
-        s = p["seed"]
         return (
+            "# one adaptive release at the slider's ε, on trial 0's data of panel 1\n"
             "import numpy as np\n"
-            "from dpexplore.pca import make_matrix, adaptive_power_iteration, noisy_power_iteration, "
-            "analyze_gauss, sin2\n"
-            f"# panel 1 at the slider's ε, trial 0 (panel grids use rng=SeedSequence([{s}, trial, 3, i, k]))\n"
-            f"data = make_matrix({p['n']}, {p['d']}, eigengap={p['kappa']!r}, coherence={ups!r}, "
-            f"rng=np.random.SeedSequence([{s}, 0, 1]))\n"
+            "from dpexplore.pca import make_matrix, adaptive_power_iteration, sin2\n"
+            f"data = make_matrix({p['n']}, {p['d']}, eigengap={p['kappa']!r}, coherence={self._upsilon(p)!r}, "
+            f"rng=np.random.default_rng({p['seed']}).spawn(1)[0].spawn(1)[0])\n"
             f"res = adaptive_power_iteration(data.A, epsilon={p['epsilon']!r}, delta={DELTA!r}, iterations={T}, "
-            f"rng=np.random.SeedSequence([{s}, 0, 5]), v1=data.v1)\n"
+            "rng=1, v1=data.v1)\n"
             "print(sin2(data.v1, res.vector), res.thresholds, res.rows_filtered)\n"
-            f"wc = noisy_power_iteration(data.A, epsilon={p['epsilon']!r}, delta={DELTA!r}, iterations={T}, rng=1)\n"
-            f"ag = analyze_gauss(data.A, epsilon={p['epsilon']!r}, delta={DELTA!r}, rng=2)\n"
-            "print(sin2(data.v1, wc.vector), sin2(data.v1, ag.vector))\n"
         )

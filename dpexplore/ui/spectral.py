@@ -4,37 +4,28 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpexplore.core import mean_confidence_band
 from dpexplore.spectral import (
-    analyze_gauss,
     analyze_gauss_sigma,
     asymptotic_epsilon0,
-    estimate_k_from_release,
     expected_noise_norm,
-    matrix_shuffle,
     misclassification_bound,
-    misclassification_rate,
-    noisy_power_method,
     noisy_power_sigma,
-    private_spectral_clustering,
     randomized_response_graph,
     rate,
     rr_noise_variance,
     sbm,
     sbm_quantities,
     shuffle_epsilon0,
-    sin_theta_distance,
-    spectral_clustering,
-    top_eigenpairs,
 )
+from dpexplore.spectral import experiments as X
 from dpexplore.spectral.audit import (
     SpectralAudit,
     audit_analyze_gauss,
@@ -72,14 +63,6 @@ def _delta(n: int) -> float:
 
 def _stream(seed: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, *keys])
-
-
-def _projected_top(mat, m: int, rng) -> np.ndarray:
-    """Top-m eigenvalues of Π M Π (Π = I − 11ᵀ/n), the matrix the gap detector looks at."""
-    dense = mat.toarray() if hasattr(mat, "toarray") else np.asarray(mat, dtype=float)
-    dense = dense - dense.mean(0, keepdims=True)
-    dense -= dense.mean(1, keepdims=True)
-    return top_eigenpairs(dense, m, rng=rng)[0]
 
 
 class SpectralClusteringDashboard(Dashboard):
@@ -164,90 +147,43 @@ class SpectralClusteringDashboard(Dashboard):
     def _mechs(self, p: Mapping[str, Any]) -> list[str]:
         return [m for m, _, _ in MECHS if p[TOGGLE[m]]]
 
-    def _graph_draw(self, n, k, pp, q, seed, t):
-        return self.memo(("graph", n, k, pp, q, seed, t), lambda: sbm(n, k, pp, q, rng=_stream(seed, 1, t)))
+    def _graph_kw(self, p) -> dict[str, Any]:
+        return dict(n=p["n"], k=p["k"], p=p["p"], q=p["q"])
+
+    def _vs_eps(self, p):
+        """Panel 1's experiment (every shown mechanism at once; each mechanism's numbers are its own)."""
+        return self.experiment("vs_eps", "", X.misclassification_vs_epsilon, **self._graph_kw(p),
+                               epsilons=list(EPS_GRID), mechanisms=self._mechs(p) or ["shuffle"],
+                               accountant=p["accountant"], iterations=ITERATIONS, trials=p["trials"], rng=p["seed"])
 
     def _eps_sweep(self, p, mech):
-        n, k, trials, seed = p["n"], p["k"], p["trials"], p["seed"]
-
-        def run():
-            out = np.full((len(EPS_GRID), trials), np.nan)
-            for t in range(trials):
-                A, z = self._graph_draw(n, k, p["p"], p["q"], seed, t)
-                for i, eps in enumerate(EPS_GRID):
-                    res = private_spectral_clustering(A, k, mechanism=mech, epsilon=eps, delta=_delta(n),
-                                                      accountant=p["accountant"], iterations=ITERATIONS,
-                                                      rng=_stream(seed, 2, t, i))
-                    out[i, t] = misclassification_rate(z, res.labels)
-            return out
-
-        acc = p["accountant"] if mech == "shuffle" else None
-        return self.memo(("eps", mech, n, k, p["p"], p["q"], trials, seed, acc), run)
+        """Every trial's misclassification of ``mech`` on the ε grid, shape (len(EPS_GRID), trials)."""
+        return self._vs_eps(p).trial_values(mech)
 
     def _nonprivate(self, p):
-        def run():
-            vals = []
-            for t in range(p["trials"]):
-                A, z = self._graph_draw(p["n"], p["k"], p["p"], p["q"], p["seed"], t)
-                vals.append(misclassification_rate(z, spectral_clustering(A, p["k"], rng=_stream(p["seed"], 3, t))
-                                                   .labels))
-            return np.array(vals)
+        return self.experiment("vs_eps", "nonprivate", X.nonprivate_misclassification, **self._graph_kw(p),
+                               trials=p["trials"], rng=p["seed"])
 
-        return self.memo(("nonpriv", p["n"], p["k"], p["p"], p["q"], p["trials"], p["seed"]), run)
+    def _vs_n(self, p):
+        """Panel 2's experiment (at most 2 trials: 4 sizes up to 800)."""
+        return self.experiment("vs_n", "", X.subspace_error_vs_n, k=p["k"], p=p["p"], q=p["q"], epsilon=p["epsilon"],
+                               ns=list(N_GRID), mechanisms=self._mechs(p) or ["shuffle"], accountant=p["accountant"],
+                               iterations=ITERATIONS, trials=min(p["trials"], 2), rng=p["seed"])
 
     def _subspace_sweep(self, p, mech):
-        k, eps, trials, seed = p["k"], p["epsilon"], min(p["trials"], 2), p["seed"]  # capped: 4 sizes up to 800
-
-        def run():
-            out = np.full((len(N_GRID), trials), np.nan)
-            for i, n in enumerate(N_GRID):
-                for t in range(trials):
-                    A, _ = self._graph_draw(n, k, p["p"], p["q"], seed, 100 + t)
-                    g = _stream(seed, 4, i, t)
-                    u = self.memo(("u", n, k, p["p"], p["q"], seed, t),
-                                  lambda A=A, i=i, t=t: top_eigenpairs(A, k, rng=_stream(seed, 9, i, t))[1])
-                    if mech == "shuffle":
-                        rel = matrix_shuffle(A, epsilon=eps, delta=_delta(n), accountant=p["accountant"], rng=g)
-                        uh = rel.unshuffle(top_eigenpairs(rel.debiased(), k, rng=g)[1])
-                    elif mech == "analyze_gauss":
-                        uh = top_eigenpairs(analyze_gauss(A, epsilon=eps, delta=_delta(n), rng=g).matrix, k, rng=g)[1]
-                    else:
-                        uh = noisy_power_method(A, k=k, epsilon=eps, delta=_delta(n), iterations=ITERATIONS,
-                                                rng=g).embedding
-                    out[i, t] = sin_theta_distance(uh, u) ** 2
-            return out
-
-        acc = p["accountant"] if mech == "shuffle" else None
-        return self.memo(("subspace", mech, k, p["p"], p["q"], eps, trials, seed, acc), run)
+        return self._vs_n(p).trial_values(mech)
 
     def _single(self, p):
-        """One graph at the current settings: releases, spectra, k̂ and timings (panels 3 and 5)."""
-        n, k, eps, seed = p["n"], p["k"], p["epsilon"], p["seed"]
-
-        def run():
-            A, z = self._graph_draw(n, k, p["p"], p["q"], seed, 0)
-            g = _stream(seed, 5)
-            m = min(2 * k + 4, 16)
-            out: dict[str, Any] = {"times": {}}
-            t0 = time.perf_counter()
-            rel = matrix_shuffle(A, epsilon=eps, delta=_delta(n), accountant=p["accountant"], rng=g)
-            out["spec_shuffle"] = _projected_top(rel.debiased(), m, g)
-            out["khat"] = estimate_k_from_release(rel, k_max=m - 1, rng=g)
-            out["epsilon0"] = rel.epsilon0
-            out["spec_true"] = _projected_top(A, m, g)
-            out["spec_gauss"] = _projected_top(analyze_gauss(A, epsilon=eps, delta=_delta(n), rng=g).matrix, m, g)
-            out["prep"] = time.perf_counter() - t0
-            for mech, _, _ in MECHS:  # timings of the full pipeline (accountant cached above)
-                t1 = time.perf_counter()
-                private_spectral_clustering(A, k, mechanism=mech, epsilon=eps, delta=_delta(n),
-                                            accountant=p["accountant"], iterations=ITERATIONS, rng=g)
-                out["times"][mech] = time.perf_counter() - t1
-            t1 = time.perf_counter()
-            spectral_clustering(A, k, rng=g)
-            out["times"]["none"] = time.perf_counter() - t1
-            return out
-
-        return self.memo(("single", n, k, p["p"], p["q"], eps, seed, p["accountant"]), run)
+        """One graph at the current settings (trial 0 of the seed): spectra, k̂ (panel 3) and timings (panel 5)."""
+        kw = dict(**self._graph_kw(p), epsilon=p["epsilon"], accountant=p["accountant"], rng=p["seed"])
+        spec = self.experiment("spectrum", "", X.spectrum, **kw)
+        times = self.experiment("amplification", "times", X.run_times, **kw, iterations=ITERATIONS)
+        out: dict[str, Any] = {f"spec_{s}" if s != "analyze_gauss" else "spec_gauss": spec.trial_values(s)[:, 0]
+                               for s in spec.series}
+        out["khat"] = SimpleNamespace(k=spec.extras["k_hat"][0], bulk_edge=spec.extras["bulk_edge"][0])
+        out["epsilon0"] = spec.extras["epsilon0"][0]
+        out["times"] = {m: float(times.trial_values(m)[0, 0]) for m in times.series}
+        return out
 
     # -- panels ---------------------------------------------------------------------------
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
@@ -264,8 +200,7 @@ class SpectralClusteringDashboard(Dashboard):
         v_graph = max(p["p"] * (1 - p["p"]), p["q"] * (1 - p["q"]))
         graph_norm = expected_noise_norm(n, v_graph)
         for mech in self._mechs(p):
-            vals = self._eps_sweep(p, mech)
-            mean, lo, hi = mean_confidence_band(vals, axis=1)
+            mean, lo, hi = self._vs_eps(p).curve(mech)  # t band within [0, 1]
             F.add_measured(fig, EPS_GRID, mean, lo, hi, name=NAMES[mech], color=COLOR[mech], trials=p["trials"])
             bound, rates = [], []
             for e in eps_fine:
@@ -287,7 +222,7 @@ class SpectralClusteringDashboard(Dashboard):
                          color=COLOR[mech], note="DK+Procrustes+margin, ‖E‖ ≈ expected")
             F.add_theory(fig, eps_fine, rates, name=f"{NAMES[mech]}", kind="rate", color=COLOR[mech],
                          note="constant 1")
-        mean, lo, hi = mean_confidence_band(self._nonprivate(p))
+        mean, lo, hi = (float(c[0]) for c in self._nonprivate(p).curve("non-private"))
         F.add_measured(fig, [EPS_GRID[0], EPS_GRID[-1]], [mean, mean], [lo, lo], [hi, hi], name="non-private",
                        color="#555555", trials=p["trials"])
         F.add_theory(fig, [EPS_GRID[0], EPS_GRID[-1]], [1 - 1 / k] * 2, name="chance 1 − 1/k", kind="exact",
@@ -304,10 +239,9 @@ class SpectralClusteringDashboard(Dashboard):
         notes = []
         n_fine = N_GRID  # each point costs an accountant call (cached, shared with the measurement)
         for mech in self._mechs(p):
-            vals = self._subspace_sweep(p, mech)
-            vals = np.maximum(vals, 1e-12)
-            mean, lo, hi = mean_confidence_band(vals, axis=1)
-            F.add_measured(fig, N_GRID, mean, lo, hi, name=NAMES[mech], color=COLOR[mech], trials=vals.shape[1])
+            res = self._vs_n(p)
+            mean, lo, hi = (np.maximum(c, 1e-12) for c in res.curve(mech))  # t band within [0, k]; log axis
+            F.add_measured(fig, N_GRID, mean, lo, hi, name=NAMES[mech], color=COLOR[mech], trials=res.trials)
             slope = math.log(mean[-1] / mean[-2]) / math.log(N_GRID[-1] / N_GRID[-2])
             notes.append(f"{NAMES[mech]}: measured slope {slope:+.2f} (last two n)")
             if mech == "noisy_power":
@@ -478,20 +412,12 @@ class SpectralClusteringDashboard(Dashboard):
 
     # -- reproduce ------------------------------------------------------------------------
     def reproduce(self, p: Mapping[str, Any]) -> str:
-        mechs = ", ".join(repr(m) for m in self._mechs(p)) or "'shuffle'"
+        """Panels 4 and 5 (left), which are not experiments; the experiment calls come first in the snippet."""
         return (
-            "import numpy as np\n"
-            "from dpexplore.spectral import sbm, private_spectral_clustering, misclassification_rate, estimate_k\n"
-            f"n, k, seed = {p['n']}, {p['k']}, {p['seed']}\n"
-            "# panel 1: trial t uses the graph below; each (t, i-th ε of the grid) its own noise stream\n"
-            f"A, z = sbm(n, k, {p['p']!r}, {p['q']!r}, rng=np.random.default_rng([seed, 1, 0]))\n"
-            f"for mech in ({mechs},):\n"
-            f"    res = private_spectral_clustering(A, k, mechanism=mech, epsilon={p['epsilon']!r}, delta=1 / n**2,\n"
-            f"                                      accountant={p['accountant']!r}, iterations={ITERATIONS},\n"
-            "                                      rng=np.random.default_rng([seed, 5]))\n"
-            "    print(mech, res.epsilon, misclassification_rate(z, res.labels))\n"
-            f"print(estimate_k(A, epsilon={p['epsilon']!r}, delta=1 / n**2, k_max={min(2 * p['k'] + 3, 15)}, "
-            "rng=seed).k)\n"
+            "# Panel 5 (left): the ε0 each accountant allows at δ = 1/n² (exact accountant calls)\n"
+            "from dpexplore.spectral import shuffle_epsilon0\n"
+            f"print([shuffle_epsilon0({p['epsilon']!r}, m, 1 / m**2, accountant={p['accountant']!r}) "
+            f"for m in {list(N_AMPLIFICATION)!r}])\n"
         )
 
 

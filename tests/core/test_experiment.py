@@ -46,3 +46,248 @@ def test_bad_inputs():
         sweep(noisy, [], trials=1)
     with pytest.raises(TypeError, match=r"^func must be callable"):
         sweep(3, [0.0], trials=1)
+
+
+# -- experiment results, bands, the cache ------------------------------------------------------------
+import json  # noqa: E402
+import multiprocessing  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+from scipy import stats  # noqa: E402
+
+import dpexplore  # noqa: E402
+from dpexplore.core import (  # noqa: E402
+    ExperimentResult,
+    ResultCache,
+    experiment_progress,
+    proportion_band,
+    run_experiment,
+    using_cache,
+)
+from dpexplore.core.experiment import check_grid, check_series, resolve_seed  # noqa: E402
+
+
+def two_series(x, rng):
+    """One trial of a two-series experiment: a fraction in [0, 1] and a Gaussian."""
+    return [rng.binomial(20, min(x, 1.0)) / 20, x + rng.normal()]
+
+
+def demo(x_grid=(0.1, 0.5), trials=6, rng=3, **kw):
+    return run_experiment("tests.demo", {"x": list(x_grid), "trials": trials}, two_series, axis="x",
+                          grid=list(x_grid), series=["fraction", "gauss"], trials=trials, rng=rng, **kw)
+
+
+def test_result_shapes_seed_version_and_band_range():
+    r = demo(value_range=(0, 1))
+    assert r.values.shape == (2, 2, 6) and r.mean.shape == (2, 2) and r.trials == 6
+    assert r.seed == 3 and r.version == dpexplore.__version__ and r.function == "tests.demo"
+    assert r.grid == (0.1, 0.5) and r.series == ("fraction", "gauss")
+    assert np.all(r.lower >= 0) and np.all(r.upper <= 1)
+    # the band is the t-band of sweep intersected with the range: same mean, clipped bounds
+    m, lo, hi = mean_confidence_band(r.values, axis=-1)
+    assert np.array_equal(r.mean, m) and np.array_equal(r.lower, np.clip(lo, 0, 1))
+    assert not r.values.flags.writeable
+    # same numbers as the plain sweep of the same trial function and seed
+    s = sweep(two_series, [0.1, 0.5], trials=6, rng=3)
+    assert np.array_equal(np.moveaxis(s.values, 2, 0), r.values)
+    mean, lo, hi = r.curve("gauss")
+    assert np.array_equal(mean, r.mean[1]) and r.trial_values("fraction").shape == (2, 6)
+    with pytest.raises(KeyError, match="no series 'x'"):
+        r.curve("x")
+
+
+def test_seed_resolution():
+    assert resolve_seed(5) == 5
+    a, b = resolve_seed(None), resolve_seed(None)
+    assert a != b  # fresh entropy, recorded
+    g = np.random.default_rng(1)
+    s = resolve_seed(g)
+    assert s == int(np.random.default_rng(1).integers(0, 2**63 - 1))
+    # the recorded seed recomputes the numbers, whatever rng was given
+    r = demo(rng=np.random.default_rng(1))
+    assert np.array_equal(demo(rng=r.seed).values, r.values)
+    with pytest.raises(ValueError, match="integer seed >= 0; got -1"):
+        resolve_seed(-1)
+
+
+def test_dict_and_csv_round_trip(tmp_path):
+    r = demo(value_range=(0, 1), extras=lambda: {"k_hat": 3, "note": "x"})
+    vals = np.array(r.values)
+    vals[0, 1, 2] = np.nan
+    r = ExperimentResult.from_values(function=r.function, parameters=r.parameters, seed=r.seed, axis="n",
+                                     grid=[100, 200], series=r.series, values=vals, value_range=(0, 1),
+                                     extras=r.extras)
+    d = r.to_dict()
+    json.dumps(d)  # JSON-able
+    back = ExperimentResult.from_dict(json.loads(json.dumps(d)))
+    assert back.same_numbers(r) and back.grid == (100, 200) and isinstance(back.grid[0], int)
+    path = tmp_path / "r.csv"
+    text = r.to_csv(path)
+    assert text.startswith("# function: \"tests.demo\"\n") and "# seed: 3" in text and "# version:" in text
+    for src in (path, str(path), text, open(path)):
+        got = ExperimentResult.from_csv(src)
+        assert got.same_numbers(r)
+        assert np.array_equal(got.values, r.values, equal_nan=True)
+        assert np.array_equal(got.lower, r.lower, equal_nan=True)
+        assert got.extras == {"k_hat": 3, "note": "x"}
+    with pytest.raises(ValueError, match="not an experiment result CSV"):
+        ExperimentResult.from_csv("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="missing key"):
+        ExperimentResult.from_dict({"function": "f"})
+
+
+def test_bad_result_inputs():
+    with pytest.raises(ValueError, match=r"values must have shape \(len\(series\), len\(grid\), trials\)"):
+        ExperimentResult.from_values(function="f", parameters={}, seed=0, axis="x", grid=[1], series=["a", "b"],
+                                     values=[[[1.0]]])
+    with pytest.raises(ValueError, match="band must be one of"):
+        ExperimentResult.from_values(function="f", parameters={}, seed=0, axis="x", grid=[1], series=["a"],
+                                     values=[[[1.0]]], band="bootstrap")
+    with pytest.raises(ValueError, match="every trial's value must be 0 or 1"):
+        ExperimentResult.from_values(function="f", parameters={}, seed=0, axis="x", grid=[1], series=["a"],
+                                     values=[[[0.5]]], band="wilson")
+    with pytest.raises(TypeError, match="experiment parameters must be"):
+        run_experiment("f", {"a": object()}, two_series, axis="x", grid=[0.1], series=["a", "b"], trials=1)
+    with pytest.raises(ValueError, match="trial must return 3 value"):
+        run_experiment("f", {}, two_series, axis="x", grid=[0.1], series=["a", "b", "c"], trials=1, rng=0)
+    with pytest.raises(ValueError, match=r"^epsilons\[1\] must be a finite number > 0; got -1"):
+        check_grid([1, -1], "epsilons", low=0, low_open=True)
+    with pytest.raises(ValueError, match=r"^mechanisms entry must be one of \['a', 'b'\]; got 'z'"):
+        check_series(["a", "z"], "mechanisms", ("a", "b"))
+
+
+def test_clopper_pearson_covers_exactly_and_wilson_stays_in_range():
+    # Exact coverage: sum over every outcome x of Binomial(n, p) of P(x) · [p ∈ CI(x)]. Clopper–Pearson's
+    # guarantee is coverage ≥ 95% at every p (a theorem, no sampling); Wilson's is only approximate.
+    for n in (3, 10, 40):
+        x = np.arange(n + 1)
+        _, lo_cp, hi_cp = proportion_band(x, n, method="clopper-pearson")
+        _, lo_w, hi_w = proportion_band(x, n, method="wilson")
+        assert np.all((lo_w >= 0) & (hi_w <= 1) & (lo_w <= x / n) & (x / n <= hi_w))
+        for p in np.linspace(0.01, 0.99, 49):
+            pmf = stats.binom.pmf(x, n, p)
+            assert pmf[(lo_cp <= p) & (p <= hi_cp)].sum() >= 0.95 - 1e-12
+    # 0 of 3 trials: the t-band collapses to [0, 0]; the proportion bands do not
+    r = ExperimentResult.from_values(function="f", parameters={}, seed=0, axis="x", grid=[1], series=["a"],
+                                     values=[[[0.0, 0.0, 0.0]]], band="wilson")
+    assert r.lower[0, 0] == 0.0 and 0.4 < r.upper[0, 0] < 0.6
+
+
+def test_parallel_and_progress_give_the_same_numbers():
+    seen = []
+    with experiment_progress(lambda done, total: seen.append((done, total))):
+        a = demo()
+        b = demo(n_jobs=2)
+    assert np.array_equal(a.values, b.values)
+    assert seen[:12] == [(i, 12) for i in range(1, 13)] and seen[12:] == [(i, 12) for i in range(1, 13)]
+
+
+def test_dask_local_cluster_same_numbers():
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
+            distributed.Client(cl), joblib.parallel_config(backend="dask"):
+        on_dask = demo(n_jobs=-1)
+    assert np.array_equal(on_dask.values, demo().values)
+
+
+def test_cache_hit_and_version_invalidation(tmp_path, monkeypatch):
+    calls = []
+
+    def counted(x, rng):
+        calls.append(x)
+        return two_series(x, rng)
+
+    def run(**kw):
+        return run_experiment("tests.counted", {"x": 1}, counted, axis="x", grid=[0.2, 0.4], series=["f", "g"],
+                              trials=3, rng=0, **kw)
+
+    with using_cache(None):
+        run()
+        run()
+    assert len(calls) == 12  # off: recomputed
+    with using_cache(tmp_path) as cache:
+        first = run()
+        second = run()
+        assert len(calls) == 18 and not first.cached and second.cached
+        assert second.same_numbers(first) and cache.hits == 1 and cache.writes == 1
+        run(cache=False)  # e.g. wall-clock panels
+        assert len(calls) == 24
+        monkeypatch.setattr(dpexplore, "__version__", "99.0")
+        third = run()
+        assert len(calls) == 30 and not third.cached and third.version == "99.0"
+        # a damaged entry is recomputed and overwritten, never an error
+        for f in tmp_path.iterdir():
+            f.write_text("{not json")
+        assert not run().cached and run().cached
+    # environment variable: every process that inherits it shares the directory
+    monkeypatch.setenv("DPEXPLORE_CACHE_DIR", str(tmp_path))
+    assert run().cached
+
+
+def test_cache_is_bounded_lru(tmp_path):
+    c = ResultCache(tmp_path, max_bytes=3000)
+    keys = [c.key("f", {"i": i}, 0, "v") for i in range(10)]
+    for i, k in enumerate(keys):
+        c.put(k, {"payload": "x" * 900, "i": i})
+        os.utime(c._path(k), (1000 + i, 1000 + i))  # distinct, increasing ages
+        if i == 2:
+            c.get(keys[0])  # used: becomes the newest
+            os.utime(c._path(keys[0]), (1000 + 2.5, 1000 + 2.5))
+        if i == 3:  # key 1 is now the least recently used: evicted before key 0
+            assert {j for j in range(4) if c._path(keys[j]).exists()} == {0, 2, 3}
+    assert c.size() <= 3000
+    left = {k for k in keys if c._path(k).exists()}
+    assert left == set(keys[-3:])  # the least recently used went first
+    assert c.clear() == 3 and c.size() == 0
+    with pytest.raises(ValueError, match="cache key must be 64 lowercase hex digits"):
+        c.get("../../etc/passwd")
+    with pytest.raises(ValueError, match="max_bytes must be an integer >= 1"):
+        ResultCache(tmp_path, max_bytes=0)
+
+
+def _write_same_entry(directory, rounds):
+    c = ResultCache(directory)
+    k = c.key("f", {"same": True}, 0, "v")
+    for i in range(rounds):
+        c.put(k, {"values": list(range(2000)), "writer": os.getpid(), "i": i})
+        doc = c.get(k)
+        assert doc is not None and doc["values"] == list(range(2000))
+
+
+def test_concurrent_writers_never_leave_a_partial_entry(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_same_entry, args=(str(tmp_path), 200)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    c = ResultCache(tmp_path)
+    assert c.get(c.key("f", {"same": True}, 0, "v"))["values"] == list(range(2000))
+    assert [f.name for f in tmp_path.iterdir() if f.name.startswith(".tmp-")] == []
+
+
+def test_a_second_process_gets_the_cached_result(tmp_path, repo_root):
+    script = textwrap.dedent("""
+        import json, sys
+        from dpexplore.core import run_experiment, get_cache
+        calls = []
+        def trial(x, rng):
+            calls.append(x)
+            return [x + rng.normal()]
+        r = run_experiment("tests.subprocess", {"a": 1}, trial, axis="x", grid=[1.0, 2.0], series=["s"],
+                           trials=4, rng=11)
+        print(json.dumps({"calls": len(calls), "cached": r.cached, "values": r.values.tolist(),
+                          "hits": get_cache().hits}))
+    """)
+    env = {**os.environ, "DPEXPLORE_CACHE_DIR": str(tmp_path / "shared"), "PYTHONPATH": repo_root}
+    outs = [json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                      check=True, timeout=120).stdout) for _ in range(2)]
+    assert outs[0]["calls"] == 8 and not outs[0]["cached"] and outs[0]["hits"] == 0
+    assert outs[1]["calls"] == 0 and outs[1]["cached"] and outs[1]["hits"] == 1
+    assert outs[1]["values"] == outs[0]["values"]

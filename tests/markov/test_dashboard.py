@@ -52,4 +52,4 @@ def test_reproduce_snippet_gives_the_dashboards_numbers():
     values = [float(x) for x in out.getvalue().split()]
     ma, ba = d._analyses(d.params())
     assert values == pytest.approx([ma.tail(6.0), ba.tail(6.0), ma.entropy_rate, ba.entropy_rate])
-    assert "rng_s, rng_m, rng_b = np.random.default_rng(0).spawn(3)" in code
+    assert "large_error_probability(chain=" in d._snippet.value and "entropy_vs_length(" in d._snippet.value

@@ -18,7 +18,7 @@ def test_dashboard_draws_every_panel_and_recomputes_selectively():
     before = d.figures["spectrum"].to_json()
     d.widgets["epsilon"].value = 1.2589  # the first slider moves a curve
     assert d.figures["spectrum"].to_json() != before
-    assert "private_spectral_clustering(" in d._snippet.value and "rng=np.random.default_rng" in d._snippet.value
+    assert "misclassification_vs_epsilon(n=120, k=2" in d._snippet.value and "rng=0)" in d._snippet.value
 
 
 @pytest.mark.slow
