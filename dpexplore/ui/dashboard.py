@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 import time
 import traceback
 from collections import OrderedDict
@@ -33,10 +34,11 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 import dpexplore
+from dpexplore.core.experiment import experiment_progress
 
 from .audit import AuditPanel, AuditReport
 from .controls import Control
-from .figures import display_output, message_figure, plotly_mimebundle, readable_log_ticks
+from .figures import add_note, display_output, message_figure, plotly_mimebundle, readable_log_ticks
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
 
@@ -54,6 +56,13 @@ _NOTE_STYLE = (
     "border-left:4px solid #b7950b;background:#fef9e7;padding:6px 10px;margin:4px 0;"
     "font-family:var(--jp-ui-font-family, sans-serif);color:#5d4a05"
 )
+
+
+_STALE_CSS = ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
+
+
+class _Superseded(Exception):  # noqa: N818 - control flow, not an error
+    """Raised inside a panel computation once a newer control change made it stale."""
 
 
 @dataclass(frozen=True)
@@ -97,12 +106,15 @@ class Dashboard(widgets.VBox):
     panels: ClassVar[list[Panel]] = []
     #: how many computed results :meth:`memo` keeps per dashboard
     memo_size: ClassVar[int] = 64
+    #: a panel whose last draw took longer than this (s) is first drawn from one trial, then in full
+    first_estimate_after: ClassVar[float] = 0.3
     #: Audit panel (shown when a subclass implements :meth:`audit_report`): what is audited, and
     #: the run-count slider's (default, maximum)
     audit_description: ClassVar[str] = ""
     audit_runs: ClassVar[tuple[int, int]] = (2000, 20000)
 
-    def __init__(self, *, query_string: str | None = None, render: bool | None = None, **overrides: Any) -> None:
+    def __init__(self, *, query_string: str | None = None, render: bool | None = None,
+                 background: bool | None = None, **overrides: Any) -> None:
         """Build the dashboard and draw every panel once.
 
         Parameters
@@ -111,11 +123,24 @@ class Dashboard(widgets.VBox):
             URL query (``"epsilon=0.5&n=800"``); default: ``$QUERY_STRING`` (set by Voila).
         render : bool, optional
             Display figures into the page (default: only inside a running kernel).
+        background : bool, optional
+            Compute panels in a worker thread (default: when rendering inside a kernel). The notebook
+            cell then returns at once, Voila serves the page, and each panel fills in as it is
+            computed; a newer control change cancels work that is no longer wanted. Without it every
+            change is computed before the call returns (scripts and tests).
         **overrides
             Initial control values by name (validated like URL parameters).
         """
         super().__init__()
         self._render = _in_kernel() if render is None else render
+        self._background = (self._render and _in_kernel()) if background is None else bool(background)
+        self._cv = threading.Condition()
+        self._generation = 0
+        self._pending: set[str] = set()
+        self._request: tuple[dict[str, Any], list[str], str | None] | None = None
+        self._worker: threading.Thread | None = None
+        self._working = False
+        self._messages_pending: list[str] = []
         self._controls = {c.name: c for c in self.controls}
         self._memo: OrderedDict[Hashable, Any] = OrderedDict()
         self._busy = False
@@ -158,13 +183,14 @@ class Dashboard(widgets.VBox):
 
         self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._message_box = widgets.HTML()
-        self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%")) for p in self.panels}
+        self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%", min_height="120px"))
+                         for p in self.panels}
         self._snippet = widgets.HTML()
         snippet_box = widgets.Accordion(children=[self._snippet], titles=("Reproduce in code",))
         snippet_box.selected_index = None
 
         header = widgets.HTML(
-            f"<h2 style='margin:0.2em 0'>{html.escape(self.title)}</h2>"
+            f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{html.escape(self.title)}</h2>"
             + (f"<p style='margin:0.2em 0 0.6em 0;max-width:60em'>{self.intro}</p>" if self.intro else "")
         )
         controls_box = widgets.GridBox(
@@ -317,40 +343,156 @@ class Dashboard(widgets.VBox):
         return handler
 
     def refresh(self, changed: str | None = None) -> None:
-        """Recompute and redraw the panels that depend on ``changed`` (all panels if None)."""
+        """Recompute and redraw the panels that depend on ``changed`` (all panels if None).
+
+        In background mode this only records the request and returns: the worker thread draws the
+        panels, newest settings first, and drops work that a newer change made stale.
+        """
         params = self.params()
-        todo = [p for p in self.panels if changed is None or p.depends_on is None or changed in p.depends_on]
-        self._status.value = self._status_html("Computing " + ", ".join(p.title for p in todo) + " …", busy=True)
-        total = time.perf_counter()
-        for p in todo:
-            t0 = time.perf_counter()
-            self.errors.pop(p.name, None)
-            self._calls.pop(p.name, None)
-            self.results.pop(p.name, None)
+        messages, self.messages = self.messages, []
+        todo = [p.name for p in self.panels if changed is None or p.depends_on is None or changed in p.depends_on]
+        if not self._background:
+            self._draw(params, todo, messages, generation=None)
+            return
+        with self._cv:
+            self._generation += 1
+            self._pending.update(todo)
+            pending = [p.name for p in self.panels if p.name in self._pending]
+            self._request = (params, pending, None)
+            self._messages_pending += messages
+            self._cv.notify()
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self._work, name=f"{type(self).__name__}-panels", daemon=True)
+                self._worker.start()
+        for name in pending:
+            self._outputs[name].add_class("dpx-stale")
+        self._status.value = self._status_html(
+            "Computing " + ", ".join(self._panel(n).title for n in pending) + " …", busy=True)
+
+    def wait(self, timeout: float = 300.0) -> bool:
+        """Block until every requested panel is drawn (background mode); True when idle.
+
+        Examples
+        --------
+        >>> from dpexplore.ui.controls import Control
+        >>> class Tiny(Dashboard):
+        ...     controls = [Control("a", "a", "int", 1, 0, 9)]
+        ...     panels = [Panel("p", "P")]
+        ...     def figure(self, panel, params):
+        ...         return message_figure("p", str(params["a"]))
+        >>> d = Tiny(query_string="", background=True)
+        >>> d.wait(), sorted(d.figures)
+        (True, ['p'])
+        """
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while self._pending or self._working:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(left)
+        return True
+
+    def _panel(self, name: str) -> Panel:
+        return next(p for p in self.panels if p.name == name)
+
+    def _work(self) -> None:
+        """The worker thread: take the newest request, draw its panels, repeat."""
+        while True:
+            with self._cv:
+                while not self._pending:
+                    self._cv.wait()
+                params, _, _ = self._request
+                names = [p.name for p in self.panels if p.name in self._pending]
+                self._pending.clear()
+                messages, self._messages_pending = self._messages_pending, []
+                generation = self._generation
+                self._working = True
             try:
-                fig = self.figure(p.name, params)
-            except (ValueError, TypeError, ArithmeticError) as exc:
-                self.errors[p.name] = f"{p.title}: {exc}"
-                fig = message_figure(p.title, "Cannot draw this panel for these settings (see the message above).")
-            except Exception as exc:  # an internal error: say so in the page, never a silent failure
-                self.errors[p.name] = (
-                    f"{p.title}: internal error {type(exc).__name__}: {exc} — please report it with the "
-                    f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
-                )
-                fig = message_figure(p.title, "Internal error (see the message above).")
-            readable_log_ticks(fig)
-            self.timings[p.name] = time.perf_counter() - t0
-            self.figures[p.name] = fig
-            self._show(p.name, fig)
+                self._draw(params, names, messages, generation=generation)
+            except Exception as exc:  # noqa: BLE001 - the worker must survive anything; say it in the page
+                self._message_box.value = (f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> internal "
+                                           f"error {html.escape(type(exc).__name__)} while drawing</div>")
+            finally:
+                with self._cv:
+                    self._working = False
+                    self._cv.notify_all()
+
+    def _stale(self, generation: int | None) -> bool:
+        return generation is not None and generation != self._generation
+
+    def _draw(self, params: dict[str, Any], names: list[str], messages: list[str], *,
+              generation: int | None) -> None:
+        """Draw the panels ``names`` for ``params``; stop early (leaving them pending) once stale."""
+        total = time.perf_counter()
+        drawn: list[str] = []
+
+        def check(done: int, total_runs: int) -> None:  # experiment progress: abandon stale work
+            if self._stale(generation):
+                raise _Superseded
+
+        for i, name in enumerate(names):
+            if self._stale(generation):
+                with self._cv:  # a newer request came in: what is not drawn yet stays to do
+                    self._pending.update(names[i:])
+                return
+            p = self._panel(name)
+            estimate = (generation is not None and self.timings.get(name, 0.0) > self.first_estimate_after
+                        and isinstance(params.get("trials"), int) and params["trials"] > 1)
+            try:
+                with experiment_progress(check):
+                    if estimate:  # a quick first estimate from one trial, then the full band
+                        quick = dict(params, trials=1)
+                        fig, _ = self._figure_or_error(p, quick)
+                        add_note(fig, f"First estimate from 1 trial; the {params['trials']}-trial band follows …")
+                        self._show(name, fig)
+                        if self._stale(generation):
+                            raise _Superseded
+                    t0 = time.perf_counter()
+                    fig, error = self._figure_or_error(p, params)
+            except _Superseded:
+                with self._cv:
+                    self._pending.update(names[i:])
+                return
+            if error is None:
+                self.errors.pop(name, None)
+            else:
+                self.errors[name] = error
+            self.timings[name] = time.perf_counter() - t0
+            self.figures[name] = fig
+            self._show(name, fig)
+            self._outputs[name].remove_class("dpx-stale")
+            drawn.append(name)
         elapsed = time.perf_counter() - total
+        self.messages = messages
         self._message_box.value = self._messages_html()
+        self.messages = []
         self._snippet.value = self._snippet_html(params)
         if getattr(self, "audit_panel", None) is not None:
             self.audit_panel.update_note()
-        detail = ", ".join(f"{p.title} {self.timings[p.name]:.2f} s" for p in todo)
+        detail = ", ".join(f"{self._panel(n).title} {self.timings[n]:.2f} s" for n in drawn)
         self._status.value = self._status_html(f"Updated in {elapsed:.2f} s ({detail}). Seed and settings "
                                                "are in 'Reproduce in code' below.")
-        self.messages = []
+
+    def _figure_or_error(self, p: Panel, params: Mapping[str, Any]) -> tuple[go.Figure, str | None]:
+        """``self.figure(p.name, params)`` with readable log ticks, or a message figure and the error text."""
+        self._calls.pop(p.name, None)
+        self.results.pop(p.name, None)
+        error = None
+        try:
+            fig = self.figure(p.name, params)
+        except _Superseded:
+            raise
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            error = f"{p.title}: {exc}"
+            fig = message_figure(p.title, "Cannot draw this panel for these settings (see the message above).")
+        except Exception as exc:  # an internal error: say so in the page, never a silent failure
+            error = (
+                f"{p.title}: internal error {type(exc).__name__}: {exc} — please report it with the "
+                f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
+            )
+            fig = message_figure(p.title, "Internal error (see the message above).")
+        return readable_log_ticks(fig), error
 
     def _show(self, name: str, fig: go.Figure) -> None:
         if not self._render:
@@ -369,8 +511,14 @@ class Dashboard(widgets.VBox):
         return f"<span style='color:{color};font-size:0.9em'>{html.escape(text)}</span>"
 
     def _messages_html(self) -> str:
-        parts = [f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> {html.escape(e)}</div>"
-                 for e in self.errors.values()]
+        # one message, said once: panels failing for the same reason share one line
+        by_reason: dict[str, list[str]] = {}
+        for name, text in self.errors.items():
+            title = self._panel(name).title
+            reason = text[len(title) + 2:] if text.startswith(title + ": ") else text
+            by_reason.setdefault(reason, []).append(title)
+        parts = [f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> {html.escape(', '.join(titles))}: "
+                 f"{html.escape(reason)}</div>" for reason, titles in by_reason.items()]
         parts += [f"<div class='dpx-note' style='{_NOTE_STYLE}'>{m}</div>" for m in self.messages]
         return "".join(parts)
 

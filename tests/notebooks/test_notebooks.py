@@ -19,6 +19,7 @@ from dpexplore.ui import Dashboard
 _boards = [o for o in gc.get_objects() if isinstance(o, Dashboard)]
 assert _boards, "the notebook built no dashboard"
 for _b in _boards:
+    assert _b.wait(240), "the panels were not all drawn within 240 s"
     assert not _b.errors, f"{type(_b).__name__} shows errors: {_b.errors}"
     assert set(_b.figures) == {p.name for p in _b.panels}, "a panel was not drawn"
 """

@@ -240,3 +240,58 @@ def test_short_log_axes_get_whole_value_labels_and_long_ones_keep_decades():
     assert list(sub.layout.yaxis.ticktext) == ["0.02", "0.03", "0.05"]
     assert "400" not in sub.layout.yaxis.ticktext and "10" in sub.layout.yaxis2.ticktext
     assert sub.layout.xaxis.tickvals is None
+
+
+class SlowDashboard(Dashboard):
+    """Two panels; 'slow' sleeps per trial inside an experiment-style progress loop."""
+
+    controls = [Control("a", "a", "int", 1, 0, 50), Control("trials", "trials", "int", 4, 1, 8)]
+    panels = [Panel("fast", "Fast"), Panel("slow", "Slow")]
+    first_estimate_after = 0.05
+
+    def __init__(self, **kw):
+        self.drawn = []
+        super().__init__(**kw)
+
+    def figure(self, panel, p):
+        import time as _time
+
+        from dpexplore.core.experiment import sweep
+
+        if panel == "slow":
+            sweep(lambda x, g: _time.sleep(0.03) or 0.0, [0.0], trials=p["trials"], rng=0)  # progress is checked
+        if p["a"] == 13:
+            raise ValueError("a must not be 13")
+        self.drawn.append((panel, p["a"], p["trials"]))
+        return F.message_figure(panel, f"a={p['a']} trials={p['trials']}")
+
+
+def test_background_mode_draws_every_panel_and_only_the_newest_settings():
+    d = SlowDashboard(query_string="", render=True, background=True)
+    assert d.wait(30) and set(d.figures) == {"fast", "slow"} and not d.errors
+    assert "dpx-stale" not in d._outputs["slow"]._dom_classes
+    d.drawn.clear()
+    for a in range(2, 8):  # a burst of moves while the worker is busy
+        d.widgets["a"].value = a
+    assert d.wait(30)
+    assert d.drawn[-1][1] == 7 and d.drawn[-2][1] == 7  # both panels end at the newest value
+    assert ("slow", 7, 4) in d.drawn  # the full band was drawn last for the slow panel
+    full_slow = [x for x in d.drawn if x[0] == "slow" and x[2] == 4]
+    assert len(full_slow) < 6, d.drawn  # stale settings were dropped, not queued
+    assert "a=7 trials=4" in str(d.figures["slow"].layout.annotations)
+
+
+def test_background_mode_first_estimate_then_full_band_and_errors_shown_once():
+    d = SlowDashboard(query_string="", render=True, background=True)
+    d.wait(30)
+    d.drawn.clear()
+    d.widgets["a"].value = 3
+    d.wait(30)
+    assert ("slow", 3, 1) in d.drawn and d.drawn.index(("slow", 3, 1)) < d.drawn.index(("slow", 3, 4))
+    d.widgets["a"].value = 13
+    d.wait(30)
+    assert d._message_box.value.count("a must not be 13") == 1  # said once, naming both panels
+    assert "Fast, Slow: a must not be 13" in d._message_box.value
+    d.widgets["a"].value = 4
+    d.wait(30)
+    assert not d.errors and "dpx-error" not in d._message_box.value
