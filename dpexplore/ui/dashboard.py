@@ -61,6 +61,39 @@ _NOTE_STYLE = (
 _STALE_CSS = ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
 
 
+def approx_nbytes(value: Any, _depth: int = 0) -> int:
+    """Bytes held by the arrays inside ``value`` (numpy arrays, scipy.sparse matrices, and containers,
+    dataclasses and objects holding them), plus a small constant per object.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> approx_nbytes({"a": np.zeros(1000), "b": [np.zeros((10, 10))]}) >= 8800
+    True
+    """
+    if _depth > 6:
+        return 64
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int) and not callable(nbytes):
+        return nbytes
+    if hasattr(value, "tocsr") and hasattr(value, "data"):  # scipy.sparse
+        return sum(int(getattr(value, a).nbytes) for a in ("data", "indices", "indptr", "row", "col")
+                   if hasattr(value, a) and hasattr(getattr(value, a), "nbytes"))
+    if isinstance(value, dict):
+        return 64 + sum(approx_nbytes(v, _depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return 64 + sum(approx_nbytes(v, _depth + 1) for v in value)
+    if isinstance(value, (str, bytes)):
+        return 64 + len(value)
+    fields = getattr(value, "__dict__", None)
+    if isinstance(fields, dict):
+        return 64 + sum(approx_nbytes(v, _depth + 1) for v in fields.values())
+    slots = getattr(type(value), "__slots__", ())
+    if slots and not isinstance(value, type):
+        return 64 + sum(approx_nbytes(getattr(value, a, None), _depth + 1) for a in slots)
+    return 64
+
+
 class _Superseded(Exception):  # noqa: N818 - control flow, not an error
     """Raised inside a panel computation once a newer control change made it stale."""
 
@@ -106,6 +139,8 @@ class Dashboard(widgets.VBox):
     panels: ClassVar[list[Panel]] = []
     #: how many computed results :meth:`memo` keeps per dashboard
     memo_size: ClassVar[int] = 64
+    #: and how many bytes of arrays (numpy, scipy.sparse) those results may hold in all
+    memo_bytes: ClassVar[int] = 64 * 2**20
     #: a panel whose last draw took longer than this (s) is first drawn from one trial, then in full
     first_estimate_after: ClassVar[float] = 0.3
     #: Audit panel (shown when a subclass implements :meth:`audit_report`): what is audited, and
@@ -142,7 +177,8 @@ class Dashboard(widgets.VBox):
         self._working = False
         self._messages_pending: list[str] = []
         self._controls = {c.name: c for c in self.controls}
-        self._memo: OrderedDict[Hashable, Any] = OrderedDict()
+        self._memo: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._memo_lock = threading.Lock()
         self._busy = False
         self.messages: list[str] = []
         self.errors: dict[str, str] = {}
@@ -258,17 +294,27 @@ class Dashboard(widgets.VBox):
 
     # -- memo -----------------------------------------------------------------------
     def memo(self, key: Hashable, fn: Callable[[], Any]) -> Any:
-        """Return ``fn()``, cached under ``key`` (an LRU of ``memo_size`` entries).
+        """Return ``fn()``, cached under ``key`` (an LRU bounded by ``memo_size`` entries and ``memo_bytes``).
 
-        Panels that share an expensive library call (a Monte-Carlo sweep, say) compute it once.
+        Panels that share an expensive library call (a Monte-Carlo sweep, say) compute it once. The
+        byte bound counts the arrays a value holds (:func:`approx_nbytes`), so a memo of n×d data
+        matrices cannot grow a kernel without bound; a value larger than the whole bound is returned
+        but not kept.
         """
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
+        with self._memo_lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return self._memo[key][0]
         value = fn()
-        self._memo[key] = value
-        while len(self._memo) > self.memo_size:
-            self._memo.popitem(last=False)
+        size = approx_nbytes(value)
+        with self._memo_lock:
+            if size <= self.memo_bytes:
+                self._memo[key] = (value, size)
+                self._memo.move_to_end(key)
+            total = sum(sz for _, sz in self._memo.values())
+            while self._memo and (len(self._memo) > self.memo_size or total > self.memo_bytes):
+                _, (_, sz) = self._memo.popitem(last=False)
+                total -= sz
         return value
 
     def experiment(self, panel: str, label: str, func: Callable[..., Any], **kwargs: Any) -> Any:

@@ -295,3 +295,20 @@ def test_background_mode_first_estimate_then_full_band_and_errors_shown_once():
     d.widgets["a"].value = 4
     d.wait(30)
     assert not d.errors and "dpx-error" not in d._message_box.value
+
+
+def test_memo_is_bounded_by_bytes_not_only_entries():
+    from dpexplore.ui.dashboard import approx_nbytes
+
+    d = ToyDashboard(query_string="")
+    d.memo_bytes = 30 * 2**20
+    for i in range(10):  # ten 8 MB matrices: the memo keeps at most three of them
+        d.memo(("data", i), lambda: np.zeros((1000, 1000)))
+    kept = sum(size for _, size in d._memo.values())
+    assert kept <= d.memo_bytes and len(d._memo) <= 3 + 2  # + the small toy entries
+    assert ("data", 9) in d._memo and ("data", 0) not in d._memo  # least recently used go first
+    big = d.memo("huge", lambda: np.zeros(5 * 2**20))  # 40 MB > the whole bound: returned, not kept
+    assert big.size == 5 * 2**20 and "huge" not in d._memo
+    import scipy.sparse as sp
+
+    assert approx_nbytes(sp.random(100, 100, density=0.1, format="csr", random_state=0)) >= 1000 * 12
