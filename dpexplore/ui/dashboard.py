@@ -180,7 +180,8 @@ class Dashboard(widgets.VBox):
         self._memo: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._memo_lock = threading.Lock()
         self._busy = False
-        self.messages: list[str] = []
+        self._local = threading.local()  # messages are per thread: the shell's and the panel worker's
+        self.messages = []
         self.errors: dict[str, str] = {}
         self.figures: dict[str, go.Figure] = {}
         self.timings: dict[str, float] = {}
@@ -255,6 +256,17 @@ class Dashboard(widgets.VBox):
         self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
                          snippet_box, footer]
         self.refresh()
+
+    @property
+    def messages(self) -> list[str]:
+        """Notes for the message box, collected by the thread that is computing (URL/clamp notes, panel notes)."""
+        if not hasattr(self._local, "messages"):
+            self._local.messages = []
+        return self._local.messages
+
+    @messages.setter
+    def messages(self, value: list[str]) -> None:
+        self._local.messages = list(value)
 
     # -- parameters ---------------------------------------------------------------------
     def params(self) -> dict[str, Any]:
@@ -472,6 +484,7 @@ class Dashboard(widgets.VBox):
         """Draw the panels ``names`` for ``params``; stop early (leaving them pending) once stale."""
         total = time.perf_counter()
         drawn: list[str] = []
+        self.messages = messages  # panels add their own notes to this thread's list
 
         def check(done: int, total_runs: int) -> None:  # experiment progress: abandon stale work
             if self._stale(generation):
@@ -510,7 +523,6 @@ class Dashboard(widgets.VBox):
             self._outputs[name].remove_class("dpx-stale")
             drawn.append(name)
         elapsed = time.perf_counter() - total
-        self.messages = messages
         self._message_box.value = self._messages_html()
         self.messages = []
         self._snippet.value = self._snippet_html(params)
