@@ -8,6 +8,8 @@ shuffler releases only the histogram. This package computes
 * the asymptotics (JSD ≈ I_π/(8n), GDP μ_n = √(I_π/n), multi-message μ, Chernoff bounds, the
   Poisson boundary regime) — :mod:`.asymptotics`;
 * published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket) — :mod:`.bounds`;
+* the worst case over all neighbouring data sets (exhaustive enumeration, the dominating clone
+  pair, the trivial ε0) — :mod:`.worst`;
 * the largest affordable ε0 for a target (ε, δ) under each accounting — :mod:`.solver`.
 """
 
@@ -45,11 +47,26 @@ from .exact import (
     likelihood_ratio,
     shuffled_pair,
 )
-from .randomizers import Randomizer, binary_rr, k_rr, randomizer
+from .randomizers import MAX_ALPHABET, Randomizer, binary_rr, k_rr, randomizer
+from .worst import (
+    WorstCaseEpsilon,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+    pure_pair,
+    worst_case_delta,
+    worst_case_epsilon,
+)
 from .solver import ACCOUNTINGS, AffordableEpsilon0, affordable_epsilon0, frequency_variance, shuffled_epsilon
 
 __all__ = [
     "ACCOUNTINGS",
+    "MAX_ALPHABET",
+    "WorstCaseEpsilon",
+    "dominating_pair_delta",
+    "dominating_pair_epsilon",
+    "pure_pair",
+    "worst_case_delta",
+    "worst_case_epsilon",
     "AffordableEpsilon0",
     "Randomizer",
     "ShuffledPair",
