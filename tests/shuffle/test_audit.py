@@ -42,7 +42,7 @@ def test_gdp_is_an_approximation_and_is_exceeded_at_finite_n():
 def test_broken_variants_are_caught_by_the_exact_audit(e0, n):
     b = SA.exact_shuffle_audit(e0, n, 1e-6, variant="broken_randomizer")
     assert b.violation and b.epsilon > 1.5 * b.claimed_epsilon
-    assert b.epsilon == pytest.approx(S.exact_epsilon(S.binary_rr(2 * e0), n, 1e-6))
+    assert b.epsilon == pytest.approx(S.exact_epsilon(S.binary_rr(2 * e0), n, 1e-6, k=0))
     m = SA.exact_shuffle_audit(e0, n, 1e-6, accounting="broken_mixture")
     assert SA.claim_kind("broken_mixture") == "broken" and m.violation
 
@@ -112,7 +112,7 @@ def test_numerical_edges_stay_finite_and_honest():
     c = SA.exact_shuffle_audit(30.0, 100, 1e-6, accounting="fmt21_numerical")  # no amplification: ε = ε0
     assert 29.99 < c.epsilon <= 30.0 and not c.violation
     assert SA.exact_shuffle_audit(8.0, 1000, 1e-6, accounting="blanket").claimed_epsilon is None  # says nothing
-    assert np.all(np.isfinite(S.exact_delta(S.binary_rr(1.0), 10**6, [0.0, 1e-9, 50.0])))
+    assert np.all(np.isfinite(S.exact_delta(S.binary_rr(1.0), 10**6, [0.0, 1e-9, 50.0], k=0)))
     assert np.all(np.isfinite(S.chernoff_delta(S.binary_rr(1e-3), 10**6, [0.0, 1e-6])))
     with pytest.raises(ValueError, match="epsilon0"):
         SA.exact_shuffle_audit(400.0, 100, 1e-6)

@@ -1,0 +1,142 @@
+"""Worst case over neighbouring data sets: brute force over every data set at small n."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpexplore.core.privacy_curves import exact_epsilon as pq_epsilon
+from dpexplore.core.privacy_curves import hockey_stick
+from dpexplore.shuffle import (
+    binary_rr,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+    exact_delta,
+    exact_epsilon,
+    k_rr,
+    pure_pair,
+    worst_case_delta,
+    worst_case_epsilon,
+)
+
+
+def _law(inputs, W, n):
+    """Histogram law of independent reports (row W[x] for input x), dense over {0..n}^K — written
+    independently of dpexplore.shuffle.worst (index arithmetic on a flat array)."""
+    K = W.shape[1]
+    shape = (n + 1,) * K
+    strides = [int(np.prod(shape[j + 1:])) for j in range(K)]
+    L = np.zeros(int(np.prod(shape)))
+    L[0] = 1.0
+    for x in inputs:
+        new = np.zeros_like(L)
+        idx = np.nonzero(L)[0]
+        for y in range(K):
+            new[idx + strides[y]] += W[x, y] * L[idx]
+        L = new
+    return L
+
+
+def _krr_W(e0, k):
+    d = math.exp(e0) + k - 1
+    W = np.full((k, k), 1.0 / d)
+    np.fill_diagonal(W, math.exp(e0) / d)
+    return W
+
+
+def _brute_force(e0, k, n, delta):
+    """max ε over EVERY data set in {0..k−1}^n and every replacement of one user's input
+    (data sets with the same multiset of inputs have the same histogram law; no other symmetry used)."""
+    W = _krr_W(e0, k)
+    best = 0.0
+    seen = set()
+    for data in itertools.product(range(k), repeat=n):
+        for i in range(n):
+            for b in range(k):
+                if b == data[i]:
+                    continue
+                d2 = list(data)
+                d2[i] = b
+                key = (tuple(sorted(data)), tuple(sorted(d2)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                P, Q = _law(d2, W, n), _law(data, W, n)
+                best = max(best, pq_epsilon(P, Q, delta))
+    return best
+
+
+@pytest.mark.parametrize("e0,k,n,delta", [
+    (2.0, 2, 9, 1e-2), (1.0, 2, 9, 0.05), (4.0, 2, 8, 1e-3),
+    (2.0, 3, 6, 1e-2), (1.0, 3, 6, 0.05),
+    (2.0, 4, 5, 1e-2), (1.0, 4, 5, 0.05),
+])
+def test_worst_case_equals_brute_force_over_all_data_sets(e0, k, n, delta):
+    R = binary_rr(e0) if k == 2 else k_rr(e0, k)
+    w = worst_case_epsilon(R, n, delta)
+    bf = _brute_force(e0, k, n, delta)
+    assert w.exhaustive and w.epsilon == pytest.approx(bf, rel=1e-9, abs=1e-11)
+    assert exact_epsilon(R, n, delta) == w.epsilon
+    # the dominating pair is a certified bound over every data set
+    assert dominating_pair_epsilon(R, n, delta)[0] >= bf - 1e-9
+
+
+def test_third_symbol_is_worse_than_the_canonical_pair_for_k_rr():
+    # issue 14: 3-RR, n = 1000, ε0 = 2, δ = 1e-6 — the canonical pair says 0.3000, the third-symbol pair 0.3720
+    R = k_rr(2.0, 3)
+    canon = exact_epsilon(R, 1000, 1e-6, k=0)
+    third = pure_pair(R, 1000, others=2).epsilon(1e-6)
+    assert round(canon, 4) == 0.3 and round(third, 4) == 0.372
+    w = worst_case_epsilon(R, 1000, 1e-6)
+    assert w.lower >= third - 1e-12 and w.epsilon >= third and "third" in w.pair
+    assert exact_epsilon(R, 1000, 1e-6) >= third  # failed before: exact_epsilon returned the canonical 0.3000
+
+
+@pytest.mark.parametrize("e0,k,n", [(2.0, 3, 6), (1.0, 4, 5), (3.0, 3, 5)])
+def test_pure_pair_matches_the_dense_law(e0, k, n):
+    W = _krr_W(e0, k)
+    P, Q = _law([2] * (n - 1) + [1], W, n), _law([2] * (n - 1) + [0], W, n)
+    pair = pure_pair(k_rr(e0, k), n, others=2)
+    for eps in (0.0, 0.3, 1.0):
+        assert pair.delta(eps, "forward") == pytest.approx(hockey_stick(P, Q, eps), abs=1e-12)
+        assert pair.delta(eps, "reverse") == pytest.approx(hockey_stick(Q, P, eps), abs=1e-12)
+
+
+def test_binary_rr_k0_is_not_the_worst_pair_and_the_worst_case_covers_it():
+    R = binary_rr(2.0)
+    e0, e3 = (exact_epsilon(R, 10_000, 1e-6, k=k) for k in (0, 3))
+    assert e3 > e0  # issue 14, item 2
+    w = worst_case_epsilon(R, 10_000, 1e-6)
+    assert w.lower >= e3 and w.epsilon >= w.lower and not w.exhaustive
+    # exhaustive range: the maximum over k is attained at some k > 0 here
+    w = worst_case_epsilon(R, 600, 1e-6)
+    assert w.exhaustive and w.pair != "k = 0 of the other users hold 1"
+    assert w.epsilon >= exact_epsilon(R, 600, 1e-6, k=0)
+
+
+@pytest.mark.parametrize("R,n", [(binary_rr(1.0), 400), (binary_rr(4.0), 300), (k_rr(2.0, 3), 300)])
+def test_dominating_pair_bounds_every_exact_pair_and_brackets_itself(R, n):
+    eps = np.array([0.05, 0.2, 0.5, 1.0])
+    up = dominating_pair_delta(R, n, eps)
+    lo = dominating_pair_delta(R, n, eps, bound="lower")
+    assert np.all(lo <= up + 1e-15)
+    pairs = [exact_delta(R, n, eps, k=k) for k in ((0, 1, 5, n // 2) if R.inputs == 2 else (0, 1, 5))]
+    if R.inputs >= 3:
+        pairs.append(pure_pair(R, n, others=2).delta(eps))
+    for d in pairs:
+        assert np.all(d <= up + 1e-12)
+    wu, wl, ex = worst_case_delta(R, n, eps)
+    assert np.all(wl <= wu) and np.all(wu <= np.maximum(up, 0) + 1e-15)
+
+
+def test_dominating_pair_blocks_converge_at_large_n():
+    up, lo = dominating_pair_epsilon(binary_rr(1.0), 10**7, 1e-6)
+    assert lo <= up and (up - lo) / up < 1e-3  # block discretisation: a tight bracket
+
+
+def test_worst_case_is_capped_by_the_local_epsilon():
+    w = worst_case_epsilon(binary_rr(1.0), 3, 1e-9)
+    assert w.epsilon <= 1.0 + 1e-12
