@@ -105,6 +105,8 @@ class WorstCaseEpsilon:
     n: int
     dominating_upper: float = math.nan
     dominating_lower: float = math.nan
+    #: for binary-input pairs (T_{n,k}, T_{n,k+1}): the k attaining ``lower`` (None otherwise)
+    pair_k: int | None = None
 
     @property
     def label(self) -> str:
@@ -336,7 +338,7 @@ def _exhaustive_krr_feasible(n: int, k: int) -> bool:
 def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
     from .exact import shuffled_pair
 
-    best, arg = -1.0, ""
+    best, arg, self_k = -1.0, "", None
     if R.inputs == 2:
         sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
         ks = range(0, (n - 1) // 2 + 1) if sym else range(0, n)
@@ -346,8 +348,8 @@ def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
                 continue
             e = pair.epsilon(delta)
             if e > best:
-                best, arg = e, f"k = {k} of the other users hold 1"
-        return best, arg
+                best, arg, self_k = e, f"k = {k} of the other users hold 1", k
+        return best, arg, self_k
     W = _krr_matrix(R)
     k = W.shape[0]
     for cfg in _krr_configs(n - 1, k):
@@ -358,7 +360,7 @@ def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
         e = max(_pq_eps(P, Q, delta), _pq_eps(Q, P, delta))
         if e > best:
             best, arg = e, f"others' input counts {cfg}"
-    return best, arg
+    return best, arg, None
 
 
 def _exhaustive_ok(R: Randomizer, n: int) -> bool:
@@ -402,28 +404,28 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
     delta = check_delta(delta)
     e_loc = R.local_epsilon
     if _exhaustive_ok(R, n):
-        e, arg = _exhaustive(R, n, delta)
+        e, arg, pk = _exhaustive(R, n, delta)
         e = min(e, e_loc)
-        return WorstCaseEpsilon(e, e, True, arg, "exhaustive", delta, n)
+        return WorstCaseEpsilon(e, e, True, arg, "exhaustive", delta, n, pair_k=pk)
     # lower end: exact named pairs
-    lower, arg = -1.0, ""
-    cands: list[tuple[str, object]] = []
+    lower, arg, pk = -1.0, "", None
+    cands: list[tuple[str, object, int | None]] = []
     if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= GRID_CELL_LIMIT:
         kmax = 8 if R.grouped().K == 2 else 0
         for k in sorted({0, *[j for j in (1, 2, 3, 4, 8) if j <= kmax and j < n]}):
             cands.append((f"k = {k} of the other users hold 1" if k else "canonical pair (others at 0)",
-                          lambda k=k: shuffled_pair(R, n, k=k)))
+                          lambda k=k: shuffled_pair(R, n, k=k), k))
     if R.inputs >= 3:
         G = 3 if R.inputs == 3 else 4
         if (n + 1) ** (G - 1) <= GRID_CELL_LIMIT:
-            cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2)))
-    for name, make in cands:
+            cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2), None))
+    for name, make, kk in cands:
         try:
             e = make().epsilon(delta)
         except ValueError:
             continue
         if e > lower:
-            lower, arg = e, name
+            lower, arg, pk = e, name, kk
     up, dlo = (math.nan, math.nan)
     method = "trivial ε0 (post-processing of ε0-LDP reports)"
     eps = e_loc
@@ -435,7 +437,7 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
         lower, arg = (dlo if math.isfinite(dlo) else 0.0), "none evaluated exactly (dominating pair's lower end)"
     if lower > eps * (1 + 1e-6) + 1e-9:  # a named pair above a certified bound: a bug, never hide it
         raise RuntimeError(f"internal error: exact pair ε {lower} exceeds the certified bound {eps} ({method})")
-    return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo)
+    return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo, pk)
 
 
 def worst_case_delta(randomizer: Randomizer, n: int, epsilon) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -157,7 +157,8 @@ def test_fmt21_public_example_and_ordering():
 def test_blanket_formula_and_validity():
     e = blanket_epsilon(1.0, 100_000, 1e-6, k=4)
     assert e == pytest.approx(math.sqrt(14 * math.log(2e6) * (math.e + 3) / 99_999), rel=1e-12)
-    assert math.isnan(blanket_epsilon(8.0, 1000, 1e-6))
+    assert blanket_epsilon(8.0, 1000, 1e-6) == 8.0  # formula > 1: the trivial bound ε0, never NaN
+    assert blanket_epsilon(1.0, 100_000, 1e-6, k=4, method="exact_blanket") < e
     assert e > exact_epsilon(k_rr(1.0, 4), 1000, 1e-6, k=0) * math.sqrt(1000 / 100_000) * 0.5
 
 
@@ -166,9 +167,14 @@ def test_solver_orders_accountings_and_meets_target():
     res = {a: affordable_epsilon0(target, delta, n, accounting=a, tol=1e-3) for a in ACCOUNTINGS}
     for r in res.values():
         assert r.epsilon <= target + 1e-9 and math.isfinite(r.epsilon0)
-    # sharper accounting -> larger affordable ε0 -> smaller variance
-    assert res["exact"].epsilon0 > res["chernoff"].epsilon0 > res["fmt21_numerical"].epsilon0
-    assert res["exact"].epsilon0 > res["fmt23_numerical"].epsilon0 > res["fmt21_numerical"].epsilon0
+    # sharper accounting -> larger affordable ε0 -> smaller variance. "exact" is the worst case over data sets:
+    # at n = 10⁴ (not exhaustive) its certified end is the dominating clone pair, which for binary RR is the
+    # FMT23 pair (same ε0 up to the block discretisation and the solver tolerance); Chernoff/GDP are the
+    # canonical pair only, hence not comparable with a worst case
+    assert res["exact"].epsilon0 == pytest.approx(res["fmt23_numerical"].epsilon0, rel=3e-3)
+    assert res["exact"].epsilon0 > res["fmt21_numerical"].epsilon0
+    assert res["chernoff"].epsilon0 > res["fmt21_numerical"].epsilon0
+    assert res["fmt23_numerical"].epsilon0 > res["fmt21_numerical"].epsilon0
     assert res["fmt21_numerical"].epsilon0 > res["fmt21_closed_form"].epsilon0
     assert res["exact"].variance < res["fmt21_closed_form"].variance
     # the answer is tight: a slightly larger ε0 misses the target
@@ -179,5 +185,5 @@ def test_solver_orders_accountings_and_meets_target():
 def test_frequency_variance_is_debiased_rr_variance():
     e0, n = 1.3, 5000
     assert frequency_variance(e0, n) == pytest.approx(math.exp(e0) / (n * math.expm1(e0) ** 2), rel=1e-12)
-    r = affordable_epsilon0(0.5, 1e-6, 10**5, accounting="exact", k=4)
-    assert math.isnan(r.epsilon0) and "needs" in r.note
+    r = affordable_epsilon0(0.5, 1e-6, 10**5, accounting="exact", k=4)  # was NaN (grid limit); now the worst case
+    assert math.isfinite(r.epsilon0) and r.epsilon <= 0.5
