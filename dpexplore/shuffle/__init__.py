@@ -10,10 +10,13 @@ shuffler releases only the histogram. This package computes
 * published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket) — :mod:`.bounds`;
 * the worst case over all neighbouring data sets (exhaustive enumeration, the dominating clone
   pair, the trivial ε0) — :mod:`.worst`;
-* the largest affordable ε0 for a target (ε, δ) under each accounting — :mod:`.solver`.
+* privacy-profile export (CSV/JSON) and T-round composition by ``dp_accounting`` — :mod:`.profile`;
+* the largest affordable ε0 (and the smallest n) for a target (ε, δ) under each accounting — :mod:`.solver`.
 """
 
 from .asymptotics import (
+    CappedEpsilon,
+    gdp_epsilon_multi,
     chernoff_delta,
     chernoff_epsilon,
     gdp_delta_curve,
@@ -48,6 +51,7 @@ from .exact import (
     shuffled_pair,
 )
 from .randomizers import MAX_ALPHABET, Randomizer, binary_rr, k_rr, randomizer
+from .profile import ComposedPrivacy, PrivacyProfile, compose_rounds, privacy_profile
 from .worst import (
     WorstCaseEpsilon,
     dominating_pair_delta,
@@ -56,12 +60,28 @@ from .worst import (
     worst_case_delta,
     worst_case_epsilon,
 )
-from .solver import ACCOUNTINGS, AffordableEpsilon0, affordable_epsilon0, frequency_variance, shuffled_epsilon
+from .solver import (
+    ACCOUNTINGS,
+    AffordableEpsilon0,
+    affordable_epsilon0,
+    frequency_variance,
+    shuffled_epsilon,
+    shuffled_epsilon_capped,
+    smallest_n,
+)
 
 __all__ = [
     "ACCOUNTINGS",
     "MAX_ALPHABET",
     "WorstCaseEpsilon",
+    "ComposedPrivacy",
+    "PrivacyProfile",
+    "compose_rounds",
+    "privacy_profile",
+    "smallest_n",
+    "shuffled_epsilon_capped",
+    "gdp_epsilon_multi",
+    "CappedEpsilon",
     "dominating_pair_delta",
     "dominating_pair_epsilon",
     "pure_pair",

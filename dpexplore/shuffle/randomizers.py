@@ -64,7 +64,9 @@ class Randomizer:
 
     @property
     def local_epsilon(self) -> float:
-        """The randomizer's own (local) ε: max_y |log W_1(y)/W_0(y)|."""
+        """The randomizer's own (local) ε: max_y |log W_1(y)/W_0(y)| (ε0 itself for k-RR)."""
+        if self.krr is not None:
+            return float(self.krr[0])
         return float(np.max(np.abs(np.log(self.W1) - np.log(self.W0))))
 
     def grouped(self) -> Randomizer:

@@ -140,3 +140,51 @@ def test_dominating_pair_blocks_converge_at_large_n():
 def test_worst_case_is_capped_by_the_local_epsilon():
     w = worst_case_epsilon(binary_rr(1.0), 3, 1e-9)
     assert w.epsilon <= 1.0 + 1e-12
+
+
+def test_profile_export_round_trips_and_brackets():
+    import csv
+    import io
+    import json
+
+    from dpexplore.shuffle import privacy_profile
+
+    prof = privacy_profile(k_rr(2.0, 3), 400, epsilons=[0.1, 0.5], deltas=[1e-6, 1e-3])
+    rows = list(csv.reader(io.StringIO(prof.to_csv())))
+    assert rows[1] == ["kind", "x", "upper", "lower"] and len(rows) == 2 + 2 + 2
+    assert float(rows[2][2]) == prof.delta_upper[0]
+    d = json.loads(prof.to_json())
+    assert d["epsilon_of_delta"]["epsilon_upper"] == prof.epsilon_upper.tolist()
+    assert np.all(prof.delta_lower <= prof.delta_upper) and np.all(prof.epsilon_lower <= prof.epsilon_upper)
+    # the lower end is attained by the third-symbol pair
+    assert prof.epsilon_lower[0] == pytest.approx(pure_pair(k_rr(2.0, 3), 400, others=2).epsilon(1e-6), rel=1e-12)
+
+
+def test_composition_by_dp_accounting_is_between_one_round_and_the_trivial_sum():
+    from dpexplore.shuffle import compose_rounds
+
+    R = binary_rr(2.0)
+    one = compose_rounds(R, 2000, 1, 1e-6)
+    up, lo = dominating_pair_epsilon(R, 2000, 1e-6)
+    # PLD of the same dominating pair, losses rounded up by at most 1e-4: within [lo, up + 2e-4]
+    assert lo - 1e-9 <= one.epsilon <= up + 2e-4
+    ten = compose_rounds(R, 2000, 10, 1e-6)
+    assert one.epsilon < ten.epsilon < 10 * one.epsilon and not ten.capped
+    # the composed curve is certified: at least the largest single pair, composed (here: ≥ one round)
+    assert ten.epsilon >= worst_case_epsilon(R, 2000, 1e-6).lower
+
+
+def test_size_caps_raise_before_allocation():
+    from dpexplore.shuffle import compose_rounds, gdp_epsilon_multi, gdp_mu_multi
+
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 2 and <= 10000; got 1000000000$"):
+        k_rr(1.0, 10**9)
+    with pytest.raises(ValueError, match=r"m must be an integer >= 1 and <= 10000; got 1000000000"):
+        gdp_mu_multi(binary_rr(1.0), 1000, 10**9, bundled=True)
+    with pytest.raises(ValueError, match=r"rounds must be an integer >= 1 and <= 100000"):
+        compose_rounds(binary_rr(1.0), 100, 10**9, 1e-6)
+    with pytest.raises(ValueError, match=r"n must be an integer >= 2 and <= 200000"):
+        compose_rounds(binary_rr(1.0), 10**6, 2, 1e-6)
+    r = gdp_epsilon_multi(binary_rr(4.0), 100_000, 10, 1e-6, bundled=True)  # was 9.8e11
+    assert r.epsilon == 40.0 and r.capped and r.uncapped > 40
+    assert gdp_mu_multi(binary_rr(4.0), 1000, 10_000, bundled=True) == math.inf  # no OverflowError
