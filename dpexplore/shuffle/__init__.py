@@ -16,11 +16,11 @@ shuffler releases only the histogram. This package computes
 
 from .asymptotics import (
     CappedEpsilon,
-    gdp_epsilon_multi,
     chernoff_delta,
     chernoff_epsilon,
     gdp_delta_curve,
     gdp_epsilon_at,
+    gdp_epsilon_multi,
     gdp_mu,
     gdp_mu_multi,
     jsd_asymptotic,
@@ -50,16 +50,8 @@ from .exact import (
     likelihood_ratio,
     shuffled_pair,
 )
-from .randomizers import MAX_ALPHABET, Randomizer, binary_rr, k_rr, randomizer
 from .profile import ComposedPrivacy, PrivacyProfile, compose_rounds, privacy_profile
-from .worst import (
-    WorstCaseEpsilon,
-    dominating_pair_delta,
-    dominating_pair_epsilon,
-    pure_pair,
-    worst_case_delta,
-    worst_case_epsilon,
-)
+from .randomizers import MAX_ALPHABET, Randomizer, binary_rr, k_rr, randomizer
 from .solver import (
     ACCOUNTINGS,
     AffordableEpsilon0,
@@ -68,6 +60,14 @@ from .solver import (
     shuffled_epsilon,
     shuffled_epsilon_capped,
     smallest_n,
+)
+from .worst import (
+    WorstCaseEpsilon,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+    pure_pair,
+    worst_case_delta,
+    worst_case_epsilon,
 )
 
 __all__ = [

@@ -86,7 +86,7 @@ class PrivacyProfile:
         return json.dumps(self.to_dict(), allow_nan=True)
 
     def to_csv(self) -> str:
-        """CSV with one row per grid point: ``kind,x,upper,lower`` (kind ``delta_of_epsilon`` / ``epsilon_of_delta``)."""
+        """CSV, one row per grid point: ``kind,x,upper,lower`` (kind ``delta_of_epsilon``/``epsilon_of_delta``)."""
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["# " + self.randomizer, f"n={self.n}", f"exhaustive={self.exhaustive}", self.method])
@@ -98,7 +98,8 @@ class PrivacyProfile:
         return buf.getvalue()
 
 
-def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=None) -> PrivacyProfile:
+def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=None,
+                    max_grid_cells: int | None = None) -> PrivacyProfile:
     """δ(ε) and ε(δ) of n shuffled reports, worst case over neighbouring data sets (with lower ends).
 
     Parameters
@@ -110,6 +111,8 @@ def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=Non
         ε grid (default: 40 points from 0 to ε0); at most :data:`MAX_GRID` points.
     deltas : array_like, optional
         δ grid (default 10⁻¹² … 10⁻² by decades); at most :data:`MAX_GRID` points.
+    max_grid_cells : int, optional
+        Passed to :func:`worst_case_delta` / :func:`worst_case_epsilon` (named k-RR pairs' grid).
 
     Examples
     --------
@@ -127,10 +130,10 @@ def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=Non
     for name, arr in (("epsilons", eps), ("deltas", dls)):
         if arr.ndim != 1 or not 1 <= arr.size <= MAX_GRID:
             raise ValueError(f"{name} must be a 1-d grid of 1 to {MAX_GRID} points; got shape {arr.shape}")
-    up, lo, ex = worst_case_delta(R, n, eps)
+    up, lo, ex = worst_case_delta(R, n, eps, max_grid_cells=max_grid_cells)
     eu, el, method = [], [], "exhaustive"
     for d in dls:
-        w = worst_case_epsilon(R, n, check_delta(float(d)))
+        w = worst_case_epsilon(R, n, check_delta(float(d)), max_grid_cells=max_grid_cells)
         eu.append(w.epsilon)
         el.append(w.lower)
         method = w.method

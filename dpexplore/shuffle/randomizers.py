@@ -80,7 +80,8 @@ class Randomizer:
         G = max(labels) + 1
         w0 = np.bincount(labels, weights=self.W0, minlength=G)
         w1 = np.bincount(labels, weights=self.W1, minlength=G)
-        return Randomizer(_readonly(w0), _readonly(w1), f"{self.name} (grouped)", tuple(range(G)), self.inputs, self.krr)
+        return Randomizer(_readonly(w0), _readonly(w1), f"{self.name} (grouped)", tuple(range(G)), self.inputs,
+                          self.krr)
 
     def __repr__(self) -> str:
         return f"Randomizer({self.name}, W0={np.round(self.W0, 6).tolist()}, W1={np.round(self.W1, 6).tolist()})"
@@ -167,7 +168,8 @@ def k_rr(epsilon0: float, k: int) -> Randomizer:
 
     The users' inputs range over all k symbols (``inputs = k``): in the worst case over
     neighbouring data sets the other users may hold a third symbol (see
-    :func:`dpexplore.shuffle.worst_case_epsilon`). ``k`` ≤ :data:`MAX_ALPHABET`. The true symbol is reported with probability e^{ε0}/(e^{ε0} + k − 1), each other symbol with
+    :func:`dpexplore.shuffle.worst_case_epsilon`). ``k`` ≤ :data:`MAX_ALPHABET`. The true symbol
+    is reported with probability e^{ε0}/(e^{ε0} + k − 1), each other symbol with
     1/(e^{ε0} + k − 1). χ² = (e^{ε0} − 1)²(1 + e^{−ε0})/(e^{ε0} + k − 1). ``k_rr(ε0, 2)`` is
     :func:`binary_rr`.
 

@@ -26,10 +26,12 @@ What is computed, and why it is (an upper bound on) the maximum
    δ(ε) ≤ E_{C ~ Bin(n − 1, 2/d)} δ_C(ε), where δ_C is the pair "C clones + the target" on the
    {0, 1} counts: P_C(x) = u·Bin(x − 1; C, ½) + v·Bin(x; C, ½), Q_C swaps u and v, u = e^{ε0}/d,
    v = 1/d (x = number of 1s; target 1 vs 0; the target's reports outside {0, 1} have the same
-   mass under both and are separated from these cells once C is known, so they add nothing). This is the clone reduction of Feldman, McMillan & Talwar (2023,
-   their pair for binary RR) written for k-RR; it is the same reduction as the variation-ratio
-   analysis of Wang et al. (2023) with their k-RR parameters (our derivation; not run against
-   their code). Because adding an independent clone is post-processing, δ_C is non-increasing in
+   mass under both and are separated from these cells once C is known, so they add nothing).
+   This is the clone reduction of Feldman, McMillan & Talwar (2023, their pair for binary RR),
+   derived here for k-RR (for k = 2 it is exactly their FMT23 pair). The variation-ratio analysis
+   of Wang et al. (2023, "Privacy amplification via shuffling: unified, simplified, and
+   tightened") refines this kind of reduction; it is *not* implemented here and we did not compare
+   against it. Because adding an independent clone is post-processing, δ_C is non-increasing in
    C, so sums over blocks of C bracket the expectation rigorously: δ ≤ Σ_blocks P(block)·δ_{first C}
    (upper) and ≥ Σ P(block)·δ_{next block's first C} (lower), with the binomial mass outside
    mean ± 12 sd added to the upper value. O(number of blocks) per ε, i.e. O(1)–O(√n).
@@ -370,7 +372,8 @@ def _exhaustive_ok(R: Randomizer, n: int) -> bool:
 
 
 # -- public entry points -------------------------------------------------------------------------
-def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCaseEpsilon:
+def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
+                       max_grid_cells: int | None = None) -> WorstCaseEpsilon:
     """ε(δ) of the shuffled histogram in the worst case over all neighbouring data sets.
 
     See the module docstring for the three methods (exhaustive enumeration, the dominating pair,
@@ -382,6 +385,9 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
     n : int
         Users, 2 ≤ n ≤ :data:`MAX_USERS`.
     delta : float
+    max_grid_cells : int, optional
+        Largest multinomial grid for the named k-RR pairs of the lower end (default
+        ``GRID_CELL_LIMIT``; the dashboard passes a smaller one to stay interactive).
 
     Returns
     -------
@@ -402,6 +408,8 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=2, high=MAX_USERS)
     delta = check_delta(delta)
+    cells_max = GRID_CELL_LIMIT if max_grid_cells is None else check_int(max_grid_cells, "max_grid_cells", low=1,
+                                                                          high=GRID_CELL_LIMIT)
     e_loc = R.local_epsilon
     if _exhaustive_ok(R, n):
         e, arg, pk = _exhaustive(R, n, delta)
@@ -410,14 +418,14 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
     # lower end: exact named pairs
     lower, arg, pk = -1.0, "", None
     cands: list[tuple[str, object, int | None]] = []
-    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= GRID_CELL_LIMIT:
+    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
         kmax = 8 if R.grouped().K == 2 else 0
         for k in sorted({0, *[j for j in (1, 2, 3, 4, 8) if j <= kmax and j < n]}):
             cands.append((f"k = {k} of the other users hold 1" if k else "canonical pair (others at 0)",
                           lambda k=k: shuffled_pair(R, n, k=k), k))
     if R.inputs >= 3:
         G = 3 if R.inputs == 3 else 4
-        if (n + 1) ** (G - 1) <= GRID_CELL_LIMIT:
+        if (n + 1) ** (G - 1) <= cells_max:
             cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2), None))
     for name, make, kk in cands:
         try:
@@ -440,7 +448,8 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float) -> WorstCas
     return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo, pk)
 
 
-def worst_case_delta(randomizer: Randomizer, n: int, epsilon) -> tuple[np.ndarray, np.ndarray, bool]:
+def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
+                     max_grid_cells: int | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
     """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
 
     Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
@@ -459,6 +468,8 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon) -> tuple[np.ndarra
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=2, high=MAX_USERS)
     eps = np.atleast_1d(check_real_array(epsilon, "epsilon"))
+    cells_max = GRID_CELL_LIMIT if max_grid_cells is None else check_int(max_grid_cells, "max_grid_cells", low=1,
+                                                                          high=GRID_CELL_LIMIT)
     e_loc = R.local_epsilon
     if R.inputs == 2 and R.grouped().K == 2 and n <= EXHAUSTIVE_BINARY_MAX_N:
         sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
@@ -469,9 +480,9 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon) -> tuple[np.ndarra
         best = np.where(eps >= e_loc, 0.0, best)
         return best, best.copy(), True
     lower = np.zeros(eps.shape)
-    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= GRID_CELL_LIMIT:
+    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
         lower = np.maximum(lower, shuffled_pair(R, n).delta(eps))
-    if R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= GRID_CELL_LIMIT:
+    if R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= cells_max:
         lower = np.maximum(lower, pure_pair(R, n, others=2).delta(eps))
     if R.krr is not None:
         u, v, r, _ = _krr_params(R)

@@ -116,7 +116,8 @@ def test_poisson_limit_and_reverse_floor():
         e0 = math.log(n / lam - 1.0)
         assert poisson_lambda(e0, n) == pytest.approx(lam, rel=1e-12)
         eps = np.array([0.2, 1.0, 2.0])
-        errs.append(max(np.max(np.abs(exact_delta(binary_rr(e0), n, eps, direction=d, k=0) - poisson_delta(lam, eps, d)))
+        errs.append(max(np.max(np.abs(exact_delta(binary_rr(e0), n, eps, direction=d, k=0)
+                                      - poisson_delta(lam, eps, d)))
                         for d in ("forward", "reverse")))
     assert errs[1] < errs[0] / 30 and errs[1] < 1e-4
 

@@ -109,7 +109,8 @@ def test_trinomial_k_rr_matches_ungrouped_enumeration():
     n = 6
     counts, q = histogram_law(R, n, k=0)
     p = q * likelihood_ratio(R, n, counts)
-    assert exact_delta(R, n, 0.3, k=0) == pytest.approx(max(hockey_stick(p, q, 0.3), hockey_stick(q, p, 0.3)), abs=1e-14)
+    assert exact_delta(R, n, 0.3, k=0) == pytest.approx(max(hockey_stick(p, q, 0.3), hockey_stick(q, p, 0.3)),
+                                                         abs=1e-14)
 
 
 @pytest.mark.parametrize("n", [10, 1000, 10**6, 10**7])
