@@ -24,7 +24,7 @@ from scipy import optimize, stats
 from dpexplore.core.gaussian import gdp_delta, gdp_epsilon, gdp_tradeoff
 from dpexplore.core.validation import check_choice, check_delta, check_int, check_positive
 
-from ._validate import check_real_array
+from ._validate import MAX_N_FORMULA, check_real_array
 from .constants import _check_randomizer, chi_square, fisher_constant, mu3
 from .exact import MAX_MESSAGES
 from .randomizers import Randomizer
@@ -60,7 +60,7 @@ def gdp_mu(randomizer: Randomizer, n: int, k: int = 0) -> float:
     0.032957
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     k = check_int(k, "k", low=0, high=n - 1)
     return math.sqrt(fisher_constant(R, _pi(n, k)) / n)
 
@@ -82,7 +82,7 @@ def gdp_mu_multi(randomizer: Randomizer, n: int, m: int, *, bundled: bool = Fals
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     m = check_int(m, "m", low=1, high=MAX_MESSAGES)
     k = check_int(k, "k", low=0, high=n - 1)
     if bundled:
@@ -176,7 +176,7 @@ def jsd_asymptotic(randomizer: Randomizer, n: int, k: int = 0) -> float:
     '1.357702e-03'
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     k = check_int(k, "k", low=0, high=n - 1)
     return fisher_constant(R, _pi(n, k)) / (8.0 * n)
 
@@ -191,7 +191,7 @@ def jsd_two_term(randomizer: Randomizer, n: int) -> float:
     '1.3632e-03'
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     c2 = chi_square(R)
     return c2 / (8.0 * n) + (7.0 / 64.0 * c2 * c2 - mu3(R) / 16.0) / (n * n)
 
@@ -250,7 +250,7 @@ def chernoff_delta(randomizer: Randomizer, n: int, epsilon, direction: str = "ma
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
     eps = check_real_array(epsilon, "epsilon")
     dirs = ("forward", "reverse") if direction == "max" else (direction,)
@@ -270,7 +270,7 @@ def chernoff_epsilon(randomizer: Randomizer, n: int, delta: float, direction: st
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
     dirs = ("forward", "reverse") if direction == "max" else (direction,)
@@ -301,7 +301,7 @@ def poisson_lambda(epsilon0: float, n: int) -> float:
     0.999
     """
     e0 = check_positive(epsilon0, "epsilon0")
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     return n / (math.exp(min(e0, 700.0)) + 1.0)
 
 

@@ -41,6 +41,7 @@ from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
 from . import asymptotics as A
+from ._validate import MAX_CHUNK, MAX_N_FORMULA
 from .constants import mixture_constant
 from .exact import shuffled_pair
 from .randomizers import binary_rr
@@ -175,7 +176,7 @@ def broken_mixture_epsilon(epsilon0: float, n: int, delta: float) -> float:
     True
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     return A.gdp_epsilon_at(math.sqrt(mixture_constant(binary_rr(e0), 0.5) / n), delta)  # the bug: I_mix
 
@@ -192,7 +193,7 @@ def claimed_epsilon(epsilon0: float, n: int, delta: float, *, accounting: str) -
     if accounting == "broken_mixture":
         return broken_mixture_epsilon(epsilon0, n, delta)
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     return shuffled_epsilon(e0, n, delta, accounting=accounting)
 
 
@@ -249,7 +250,7 @@ def exact_shuffle_audit(epsilon0: float, n: int, delta: float, *, accounting: st
     True
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     accounting = check_choice(accounting, "accounting", AUDIT_ACCOUNTINGS)
     variant = check_choice(variant, "variant", VARIANTS)
@@ -297,13 +298,13 @@ def statistical_shuffle_audit(
     (True, False)
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     runs = check_int(runs, "runs", low=40, high=10**8)
     accounting = check_choice(accounting, "accounting", AUDIT_ACCOUNTINGS)
     variant = check_choice(variant, "variant", VARIANTS)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    chunk = check_int(chunk, "chunk", low=1)
+    chunk = check_int(chunk, "chunk", low=1, high=MAX_CHUNK)
     claim = claimed_epsilon(e0, n, delta, accounting=accounting)
     claim_arg = claim if math.isfinite(claim) else None
     gen = as_generator(rng)

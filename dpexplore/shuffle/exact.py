@@ -538,7 +538,7 @@ def histogram_law(randomizer: Randomizer, n: int, *, k: int = 0) -> tuple[np.nda
     ((21, 3), 1.0)
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_USERS)  # the grid check below bounds the allocation
     k = check_int(k, "k", low=0, high=n)
     _check_grid(n, max(k - 1, 0), R.K)
     law = _grid_law(n, k, R.W0, R.W1).ravel()
@@ -567,8 +567,8 @@ def likelihood_ratio(randomizer: Randomizer, n: int, counts, *, k: int = 0) -> n
     [0.3679, 1.5431]
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
-    k = check_int(k, "k", low=0, high=n - 1)
+    n = check_int(n, "n", low=1, high=MAX_USERS)
+    k = check_int(k, "k", low=0, high=min(n - 1, 1000))  # the split sum enumerates compositions of k
     if isinstance(counts, (str, bytes, dict)) or counts is None:
         raise TypeError(f"counts must be an array of shape (S, {R.K}) of histograms; got {type(counts).__name__}")
     try:

@@ -18,6 +18,7 @@ from dpexplore.core.validation import check_choice, check_delta, check_epsilon, 
 
 from . import asymptotics as A
 from . import bounds as B
+from ._validate import MAX_N_FORMULA
 from .constants import fisher_constant
 from .randomizers import MAX_ALPHABET, k_rr
 from .worst import worst_case_delta, worst_case_epsilon
@@ -122,7 +123,7 @@ def frequency_variance(epsilon0: float, n: int, *, k: int = 2) -> float:
     >>> round(frequency_variance(1.0, 1000), 7)  # e/(n (e − 1)²)
     0.0009207
     """
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     return 1.0 / (n * fisher_constant(k_rr(epsilon0, k), 0.0))
 
 
@@ -156,7 +157,7 @@ def affordable_epsilon0(epsilon: float, delta: float, n: int, *, accounting: str
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     accounting = check_choice(accounting, "accounting", tuple(ACCOUNTINGS))
     k = check_int(k, "k", low=2, high=MAX_ALPHABET)
     hi = check_epsilon(epsilon0_max, "epsilon0_max")
