@@ -29,7 +29,7 @@ from .asymptotics import (
     poisson_lambda,
     tradeoff_gdp,
 )
-from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon
+from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon, fmt_epsilon_bracket
 from .constants import (
     chi_square,
     fisher_constant,
@@ -103,6 +103,7 @@ __all__ = [
     "fmt21_epsilon",
     "fmt_delta",
     "fmt_epsilon",
+    "fmt_epsilon_bracket",
     "frequency_variance",
     "gdp_delta_curve",
     "gdp_epsilon_at",

@@ -22,7 +22,7 @@ from dpexplore.core.validation import check_choice, check_delta, check_epsilon, 
 
 from ._validate import check_real_array
 
-__all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_delta", "blanket_epsilon"]
+__all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_epsilon_bracket", "fmt_delta", "blanket_epsilon"]
 
 
 def fmt21_epsilon(epsilon0: float, n: int, delta: float) -> float:
@@ -47,6 +47,35 @@ def fmt_epsilon(epsilon0: float, n: int, delta: float, *, variant: str = "fmt21"
     0.17
     """
     return clone_pair_epsilon(epsilon0, n, delta, variant=variant)
+
+
+def fmt_epsilon_bracket(epsilon0: float, n: int, delta: float, *, variant: str = "fmt21") -> tuple[float, float]:
+    """(lower, upper) of the FMT numerical clone-pair ε(δ): an error bar for its numerical evaluation.
+
+    The clone pair's δ_C(ε) is non-increasing in the clone count C (adding a clone is
+    post-processing), so summing δ over blocks of C at each block's first / next block's first C
+    brackets E_C δ_C (the block method of :mod:`dpexplore.shuffle.worst`); the binomial mass of C
+    outside mean ± 12 sd is added to the upper end. ``upper`` is a certified value of the bound;
+    ``fmt_epsilon`` (per-C exact sum, ±10 sd) lies in between up to its root-finding tolerance.
+
+    Examples
+    --------
+    >>> lo, up = fmt_epsilon_bracket(4.0, 100_000, 1e-6)
+    >>> lo <= round(fmt_epsilon(4.0, 100_000, 1e-6), 4) <= up + 1e-4 and up - lo < 1e-3
+    True
+    """
+    from .worst import _clone_mixture_epsilon
+
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    if e0 > 700:
+        raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+    n = check_int(n, "n", low=2, high=10**9)
+    delta = check_delta(delta)
+    variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
+    r = math.exp(-e0) if variant == "fmt21" else 2.0 / (math.exp(e0) + 1.0)
+    alpha = 1.0 / (1.0 + math.exp(-e0))
+    up, lo = _clone_mixture_epsilon(alpha, 1.0 - alpha, r, n - 1, delta)
+    return lo, up
 
 
 def fmt_delta(epsilon0: float, n: int, epsilon, *, variant: str = "fmt21"):

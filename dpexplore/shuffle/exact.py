@@ -492,7 +492,7 @@ def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int | None
         _need_pair_for_messages(messages, direction)
         from .worst import worst_case_epsilon
 
-        return worst_case_epsilon(randomizer, n, delta).epsilon
+        return worst_case_epsilon(randomizer, n, delta, lower=False).epsilon
     return shuffled_pair(randomizer, n, k=k, messages=messages).epsilon(delta, direction)
 
 

@@ -79,7 +79,7 @@ def _shuffled_epsilon_raw(epsilon0: float, n: int, delta: float, *, accounting: 
     k = check_int(k, "k", low=2, high=MAX_ALPHABET)
     R = k_rr(epsilon0, k)
     if accounting == "exact":
-        return worst_case_epsilon(R, n, delta).epsilon
+        return worst_case_epsilon(R, n, delta, lower=False).epsilon
     if accounting == "gdp":
         return A.gdp_epsilon_at(A.gdp_mu(R, n), delta)
     if accounting == "chernoff":

@@ -35,11 +35,14 @@ What is computed, and why it is (an upper bound on) the maximum
    C, so sums over blocks of C bracket the expectation rigorously: δ ≤ Σ_blocks P(block)·δ_{first C}
    (upper) and ≥ Σ P(block)·δ_{next block's first C} (lower), with the binomial mass outside
    mean ± 12 sd added to the upper value. O(number of blocks) per ε, i.e. O(1)–O(√n).
-3. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+3. **FMT21 clone pair** (Feldman, McMillan & Talwar 2021): bounds every ε0-LDP randomizer and
+   every data set; evaluated with the same block bracket. For large k and small ε0 it is tighter
+   than the k-RR clone pair (16-RR, ε0 = 0.5), so the certified value is the smaller of the two.
+4. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
 
 :func:`worst_case_epsilon` returns the exhaustive maximum where the enumeration is affordable
 (``exhaustive=True``: lower = upper = the worst case) and otherwise the certified upper bound
-min(dominating pair, ε0) together with a *lower* end: the largest exact ε of the named pairs it
+min(dominating pair, FMT21 pair, ε0) together with a *lower* end: the largest exact ε of the named pairs it
 evaluated (canonical pair, a few k > 0, the third-symbol pair where the grid is small). The true
 worst case lies in [lower, epsilon]; ``epsilon`` is never below it.
 """
@@ -67,6 +70,7 @@ __all__ = [
     "dominating_pair_delta",
     "dominating_pair_epsilon",
     "pure_pair",
+    "third_symbol_epsilon",
 ]
 
 #: public maximum of n (users) for the worst-case and dominating-pair computations
@@ -219,18 +223,23 @@ def dominating_pair_epsilon(randomizer: Randomizer, n: int, delta: float) -> tup
     n = check_int(n, "n", low=2, high=MAX_USERS)
     delta = check_delta(delta)
     u, v, r, _ = _krr_params(R)
+    return _clone_mixture_epsilon(u, v, r, n - 1, delta)
+
+
+def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float) -> tuple[float, float]:
+    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair with target weights (u, v)."""
     e0 = math.log(u / v)
     res = []
     for i in (0, 1):
         def f(e, i=i):
-            return math.log(max(_dominating_delta(u, v, r, n - 1, e)[i], 1e-300)) - math.log(delta)
+            return math.log(max(_dominating_delta(u, v, r, N, e)[i], 1e-300)) - math.log(delta)
         if f(0.0) <= 0:
             res.append(0.0)
             continue
         if f(e0) > 0:  # cannot happen (δ_C(ε0) = 0); trivial bound
             res.append(e0)
             continue
-        root = float(optimize.brentq(f, 0.0, e0, xtol=1e-7, rtol=1e-7))
+        root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
         if i == 0:  # step onto the feasible side so the upper value is certified
             while f(root) > 0:
                 root = min(e0, root + 1e-7 * max(1.0, root))
@@ -288,6 +297,71 @@ def pure_pair(randomizer: Randomizer, n: int, *, others: int):
         logq = logh + np.log(counts @ r0 / n)
         logp = logh + np.log(counts @ r1 / n)
     return ShuffledPair(R, n, 0, 1, logp, logq, counts, 0.0, 0.0, f"pure configuration (others at {s}, {G} groups)")
+
+
+
+# -- the third-symbol pair at any n (k-RR, k ≥ 3) ------------------------------------------------
+def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
+    """δ(ε) of the third-symbol pair with the outputs ≠ 0, 1 merged (a lower value, exact for k = 3).
+
+    Others at symbol 2: each other report is 0 or 1 w.p. 1/d each (a "clone" given it lands in
+    {0, 1}), so with T = N_0 + N_1 and C ~ Bin(n − 1, 2/d) the clones among the others,
+    P(T, N_1) = Pr(C = T)·w·Bin(N_1; T, ½) + Pr(C = T − 1)·[u·Bin(N_1 − 1; T − 1, ½) + v·Bin(N_1; T − 1, ½)],
+    w = (k − 2)/d (target outside {0, 1}), Q swaps u and v. Divided by Bin(N_1; T, ½), both are
+    linear in N_1 (Bin(N_1 − 1; T − 1)/Bin(N_1; T) = 2N_1/T, Bin(N_1; T − 1)/Bin(N_1; T) = 2(T − N_1)/T),
+    so P − γQ > 0 on a half-line of N_1 and each T costs two binomial tails: O(√n) per ε. Merging
+    the outputs ≠ 0, 1 is post-processing (exact for k = 3, where only symbol 2 is left); T outside
+    mean ± 9 sd is dropped and the threshold used gives a lower value of the supremum, so the
+    result is never above the pair's true δ — a valid lower end for the worst case.
+    """
+    u, v, r, k = _krr_params(R)
+    w = 1.0 - u - v
+    gamma = math.exp(min(eps, 700.0))
+    N = n - 1
+    mean, sd = N * r, math.sqrt(N * r * (1 - r))
+    lo = max(1, int(math.floor(mean - 9 * sd - 9)))  # dropping T beyond ±9 sd only lowers δ (a lower value)
+    hi = min(N + 1, int(math.ceil(mean + 9 * sd + 10)))
+    T = np.arange(lo, hi + 1, dtype=float)
+    a_T = stats.binom.pmf(T, N, r) * w  # C = T: the target is outside {0, 1}
+    z_T = stats.binom.pmf(T - 1, N, r)  # C = T − 1: the target is in {0, 1}
+    # per cell, divided by Bin(N_1; T, ½): P = a + z(2u N_1 + 2v (T − N_1))/T, Q = a + z(2v N_1 + 2u (T − N_1))/T
+    cP, sP = a_T + 2 * v * z_T, 2 * (u - v) * z_T / T  # P = cP + sP·N_1
+    cQ, sQ = a_T + 2 * u * z_T, -2 * (u - v) * z_T / T
+    alpha, beta = cP - gamma * cQ, sP - gamma * sQ  # P − γQ = α + β N_1, β > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x0 = np.where(beta > 0, np.floor(-alpha / beta) + 1, T + 1)
+    a = np.clip(x0, 0, T + 1)  # any threshold gives a lower value of the supremum
+    tail0 = stats.binom.sf(a - 1, T, 0.5)  # Σ_{N_1 ≥ a} Bin(N_1; T, ½)
+    tail1 = 0.5 * T * stats.binom.sf(a - 2, T - 1, 0.5)  # Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½)
+    return float(np.sum(np.maximum(alpha * tail0 + beta * tail1, 0.0)))
+
+
+def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
+    """ε(δ) of the third-symbol pair of k-RR (outputs ≠ 0, 1 merged): exact for k = 3, a lower value for k > 3.
+
+    Either way a valid *lower* end of the worst case over data sets, at any n (O(√n) per ε).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import k_rr
+    >>> round(third_symbol_epsilon(k_rr(2.0, 3), 1000, 1e-6), 4)  # = pure_pair(..., others=2)
+    0.372
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    delta = check_delta(delta)
+    if R.krr is None or R.inputs < 3:
+        raise ValueError(f"randomizer must be k-RR with k >= 3 for the third-symbol pair; got {R.name!r}")
+    e0 = R.krr[0]
+    f = lambda e: _third_symbol_delta(R, n, e) - delta  # noqa: E731
+    if f(0.0) <= 0:
+        return 0.0
+    if f(e0) > 0:
+        return e0
+    root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
+    while root > 0 and f(root) <= 0:  # step to the infeasible side: the lower end stays a lower end
+        root = max(0.0, root - 1e-6 * max(1e-3, root))
+    return root
 
 
 # -- exhaustive enumeration ----------------------------------------------------------------------
@@ -373,7 +447,7 @@ def _exhaustive_ok(R: Randomizer, n: int) -> bool:
 
 # -- public entry points -------------------------------------------------------------------------
 def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
-                       max_grid_cells: int | None = None) -> WorstCaseEpsilon:
+                       max_grid_cells: int | None = None, lower: bool = True) -> WorstCaseEpsilon:
     """ε(δ) of the shuffled histogram in the worst case over all neighbouring data sets.
 
     See the module docstring for the three methods (exhaustive enumeration, the dominating pair,
@@ -388,6 +462,10 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
     max_grid_cells : int, optional
         Largest multinomial grid for the named k-RR pairs of the lower end (default
         ``GRID_CELL_LIMIT``; the dashboard passes a smaller one to stay interactive).
+    lower : bool
+        Compute the lower end (named pairs). ``False`` skips it where the enumeration is not
+        exhaustive (``lower`` is then 0 and ``pair`` says so): :func:`exact_epsilon` needs only the
+        certified value.
 
     Returns
     -------
@@ -416,6 +494,7 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
         e = min(e, e_loc)
         return WorstCaseEpsilon(e, e, True, arg, "exhaustive", delta, n, pair_k=pk)
     # lower end: exact named pairs
+    want_lower = bool(lower)
     lower, arg, pk = -1.0, "", None
     cands: list[tuple[str, object, int | None]] = []
     if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
@@ -427,9 +506,13 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
         G = 3 if R.inputs == 3 else 4
         if (n + 1) ** (G - 1) <= cells_max:
             cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2), None))
-    for name, make, kk in cands:
+        else:
+            cands.append(("third-symbol pair (others at symbol 2" + (")" if R.inputs == 3 else
+                                                                      "; outputs ≠ 0, 1 merged: a lower value)"),
+                          None, None))
+    for name, make, kk in (cands if want_lower else []):
         try:
-            e = make().epsilon(delta)
+            e = third_symbol_epsilon(R, n, delta) if make is None else make().epsilon(delta)
         except ValueError:
             continue
         if e > lower:
@@ -441,8 +524,16 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
         up, dlo = dominating_pair_epsilon(R, n, delta)
         if up < eps:
             eps, method = up, "dominating pair (clone reduction)"
+        # FMT21's clone pair bounds every ε0-LDP randomizer and data set too; for large k at small ε0 it is
+        # tighter than the k-RR clone pair (16-RR, ε0 = 0.5): the certified value is the smaller one
+        a = 1.0 / (1.0 + math.exp(-e_loc))
+        # only solve for FMT21's ε where it can win: its δ at the current ε must already be ≤ δ
+        if _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, eps)[0] <= delta:
+            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta)
+            if up21 < eps:
+                eps, method = up21, "FMT21 clone pair (block upper end)"
     if lower < 0:
-        lower, arg = (dlo if math.isfinite(dlo) else 0.0), "none evaluated exactly (dominating pair's lower end)"
+        lower, arg = 0.0, ("none evaluated exactly at this n" if want_lower else "not computed (lower=False)")
     if lower > eps * (1 + 1e-6) + 1e-9:  # a named pair above a certified bound: a bug, never hide it
         raise RuntimeError(f"internal error: exact pair ε {lower} exceeds the certified bound {eps} ({method})")
     return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo, pk)
@@ -453,8 +544,9 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
     """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
 
     Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
-    so upper = lower. Otherwise upper = the dominating pair (or 1 above ε0 … the trivial bound
-    δ = 0 for ε ≥ ε0), lower = the largest exact δ of the named pairs (canonical, third symbol).
+    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair) at each ε (0 for ε ≥ ε0,
+    the trivial bound; 1 for a custom randomizer), lower = the largest exact δ of the named pairs
+    (canonical, third symbol).
 
     Examples
     --------
@@ -484,9 +576,13 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
         lower = np.maximum(lower, shuffled_pair(R, n).delta(eps))
     if R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= cells_max:
         lower = np.maximum(lower, pure_pair(R, n, others=2).delta(eps))
+    elif R.inputs >= 3:
+        lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
     if R.krr is not None:
         u, v, r, _ = _krr_params(R)
-        up = np.array([_dominating_delta(u, v, r, n - 1, float(e))[0] for e in eps])
+        a = 1.0 / (1.0 + math.exp(-e_loc))  # FMT21 clone pair: also bounds every data set (see worst_case_epsilon)
+        up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e))[0],
+                           _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e))[0]) for e in eps])
     else:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)

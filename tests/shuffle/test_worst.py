@@ -188,3 +188,24 @@ def test_size_caps_raise_before_allocation():
     r = gdp_epsilon_multi(binary_rr(4.0), 100_000, 10, 1e-6, bundled=True)  # was 9.8e11
     assert r.epsilon == 40.0 and r.capped and r.uncapped > 40
     assert gdp_mu_multi(binary_rr(4.0), 1000, 10_000, bundled=True) == math.inf  # no OverflowError
+
+
+def test_third_symbol_pair_at_any_n_matches_the_grid_and_is_a_lower_end():
+    from dpexplore.shuffle.worst import third_symbol_epsilon
+
+    R3 = k_rr(2.0, 3)
+    assert third_symbol_epsilon(R3, 1000, 1e-6) == pytest.approx(pure_pair(R3, 1000, others=2).epsilon(1e-6),
+                                                                  rel=2e-6)
+    R4 = k_rr(1.0, 4)  # outputs ≠ 0, 1 merged: post-processing, so ≤ the pair's ε
+    assert third_symbol_epsilon(R4, 150, 1e-3) <= pure_pair(R4, 150, others=2).epsilon(1e-3)
+    w = worst_case_epsilon(k_rr(2.0, 3), 10**6, 1e-6)
+    assert 0 < w.lower <= w.epsilon and "third-symbol" in w.pair
+
+
+def test_fmt21_pair_takes_over_where_it_is_tighter():
+    from dpexplore.shuffle import fmt_epsilon
+
+    R = k_rr(0.5, 16)
+    w = worst_case_epsilon(R, 10**5, 1e-6)
+    assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
+    assert w.epsilon <= fmt_epsilon(0.5, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
