@@ -6,7 +6,11 @@ from 0 to 1 gives the neighbouring law T_{n,k+1}. Everything about privacy is in
 
     Q = T_{n,k},   P = T_{n,k+1},   δ_→(ε) = Σ_N (P − e^ε Q)_+,   δ_←(ε) = Σ_N (Q − e^ε P)_+,
 
-and the two-sided profile is max(δ_→, δ_←).
+and the two-sided profile is max(δ_→, δ_←). This module computes such *named pairs* exactly
+(``k=``; for k-RR the other users hold 0 or 1 here). A privacy guarantee is the worst case over
+**all** neighbouring data sets — the canonical pair k = 0 is not always worst (binary RR: some
+k > 0; k-RR: other users at a third symbol) — which :mod:`.worst` computes; ``exact_epsilon`` /
+``exact_delta`` without ``k`` return that worst case.
 
 How the laws are computed exactly
 ---------------------------------

@@ -155,8 +155,12 @@ def _clone_tail(u: float, v: float, C: np.ndarray, gamma: float) -> np.ndarray:
     return np.maximum(out, 0.0)
 
 
-def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS) -> tuple[float, float]:
-    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing)."""
+def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
+                      need: str = "both") -> tuple[float, float]:
+    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing).
+
+    ``need="upper"`` / ``"lower"`` skips the other end (returned as NaN) — half the work.
+    """
     gamma = math.exp(min(eps, 700.0))
     mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
     lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
@@ -169,12 +173,12 @@ def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: 
     w = np.maximum(cdf_hi - cdf_lo, 0.0)
     outside = float(stats.binom.cdf(lo - 1, N, r) + stats.binom.sf(hi, N, r))
     nxt = np.append(starts[1:], float(hi + 1))
-    d_start = _clone_tail(u, v, starts, gamma)
     if width == 1:
-        val = float(np.dot(w, d_start))
+        val = float(np.dot(w, _clone_tail(u, v, starts, gamma)))
         return min(1.0, val + outside), val
-    d_next = _clone_tail(u, v, nxt, gamma)
-    return min(1.0, float(np.dot(w, d_start)) + outside), float(np.dot(w, d_next))
+    up = min(1.0, float(np.dot(w, _clone_tail(u, v, starts, gamma))) + outside) if need != "lower" else math.nan
+    low = float(np.dot(w, _clone_tail(u, v, nxt, gamma))) if need != "upper" else math.nan
+    return up, low
 
 
 def dominating_pair_delta(randomizer: Randomizer, n: int, epsilon, *, bound: str = "upper"):
@@ -226,13 +230,15 @@ def dominating_pair_epsilon(randomizer: Randomizer, n: int, delta: float) -> tup
     return _clone_mixture_epsilon(u, v, r, n - 1, delta)
 
 
-def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float) -> tuple[float, float]:
-    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair with target weights (u, v)."""
+def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
+                           lower: bool = True) -> tuple[float, float]:
+    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair, target weights (u, v); lower NaN if not asked."""
     e0 = math.log(u / v)
     res = []
-    for i in (0, 1):
+    for i in ((0, 1) if lower else (0,)):
         def f(e, i=i):
-            return math.log(max(_dominating_delta(u, v, r, N, e)[i], 1e-300)) - math.log(delta)
+            return math.log(max(_dominating_delta(u, v, r, N, e, need=("upper", "lower")[i])[i], 1e-300)) \
+                - math.log(delta)
         if f(0.0) <= 0:
             res.append(0.0)
             continue
@@ -242,8 +248,10 @@ def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float) -
         root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
         if i == 0:  # step onto the feasible side so the upper value is certified
             while f(root) > 0:
-                root = min(e0, root + 1e-7 * max(1.0, root))
+                root = min(e0, root + 1e-6 * max(1e-3, root))
         res.append(root)
+    if not lower:
+        return res[0], math.nan
     return res[0], min(res[1], res[0])
 
 
@@ -521,15 +529,16 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
     method = "trivial ε0 (post-processing of ε0-LDP reports)"
     eps = e_loc
     if R.krr is not None:
-        up, dlo = dominating_pair_epsilon(R, n, delta)
+        u_, v_, r_, _ = _krr_params(R)
+        up, dlo = _clone_mixture_epsilon(u_, v_, r_, n - 1, delta, lower=want_lower)
         if up < eps:
             eps, method = up, "dominating pair (clone reduction)"
         # FMT21's clone pair bounds every ε0-LDP randomizer and data set too; for large k at small ε0 it is
         # tighter than the k-RR clone pair (16-RR, ε0 = 0.5): the certified value is the smaller one
         a = 1.0 / (1.0 + math.exp(-e_loc))
         # only solve for FMT21's ε where it can win: its δ at the current ε must already be ≤ δ
-        if _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, eps)[0] <= delta:
-            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta)
+        if _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, eps, need="upper")[0] <= delta:
+            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False)
             if up21 < eps:
                 eps, method = up21, "FMT21 clone pair (block upper end)"
     if lower < 0:
@@ -581,8 +590,9 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
     if R.krr is not None:
         u, v, r, _ = _krr_params(R)
         a = 1.0 / (1.0 + math.exp(-e_loc))  # FMT21 clone pair: also bounds every data set (see worst_case_epsilon)
-        up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e))[0],
-                           _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e))[0]) for e in eps])
+        up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
+                           _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
+                       for e in eps])
     else:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)
