@@ -460,7 +460,7 @@ def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int | None = None
         _need_pair_for_messages(messages, direction)
         from .worst import worst_case_delta
 
-        up = worst_case_delta(randomizer, n, epsilon)[0]
+        up = worst_case_delta(randomizer, n, epsilon, lower=False)[0]
         return float(up[0]) if np.ndim(epsilon) == 0 else up.reshape(np.shape(epsilon))
     return shuffled_pair(randomizer, n, k=k, messages=messages).delta(epsilon, direction)
 

@@ -131,7 +131,7 @@ def _delta_at(epsilon0: float, n: int, epsilon: float, accounting: str, k: int) 
     """δ that an accounting certifies (or approximates) at ε for n shuffled k-RR(ε0) reports."""
     R = k_rr(epsilon0, k)
     if accounting == "exact":
-        return float(worst_case_delta(R, n, epsilon)[0][0])
+        return float(worst_case_delta(R, n, epsilon, lower=False)[0][0])
     if accounting == "gdp":
         return A.gdp_delta_curve(A.gdp_mu(R, n), epsilon)
     if accounting == "chernoff":

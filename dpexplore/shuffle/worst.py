@@ -548,14 +548,14 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
     return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo, pk)
 
 
-def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
-                     max_grid_cells: int | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
+def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells: int | None = None,
+                     lower: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
     """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
 
     Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
     so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair) at each ε (0 for ε ≥ ε0,
     the trivial bound; 1 for a custom randomizer), lower = the largest exact δ of the named pairs
-    (canonical, third symbol).
+    (canonical, third symbol); ``lower=False`` skips it (zeros) where not exhaustive.
 
     Examples
     --------
@@ -580,10 +580,15 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *,
             best = np.maximum(best, shuffled_pair(R, n, k=k, cache=False).delta(eps))
         best = np.where(eps >= e_loc, 0.0, best)
         return best, best.copy(), True
+    want_lower = bool(lower)
     lower = np.zeros(eps.shape)
-    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
+    if not want_lower:
+        pass
+    elif R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
         lower = np.maximum(lower, shuffled_pair(R, n).delta(eps))
-    if R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= cells_max:
+    if not want_lower:
+        pass
+    elif R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= cells_max:
         lower = np.maximum(lower, pure_pair(R, n, others=2).delta(eps))
     elif R.inputs >= 3:
         lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
