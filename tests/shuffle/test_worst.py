@@ -209,3 +209,11 @@ def test_fmt21_pair_takes_over_where_it_is_tighter():
     w = worst_case_epsilon(R, 10**5, 1e-6)
     assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
     assert w.epsilon <= fmt_epsilon(0.5, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
+
+
+def test_exhaustive_range_can_be_extended_and_is_inside_the_bracket():
+    R = binary_rr(4.0)
+    br = worst_case_epsilon(R, 1200, 1e-6)  # default: not exhaustive at n = 1200
+    ex = worst_case_epsilon(R, 1200, 1e-6, exhaustive_max_n=1200)
+    assert not br.exhaustive and ex.exhaustive
+    assert br.lower <= ex.epsilon + 1e-12 <= br.epsilon + 1e-12
