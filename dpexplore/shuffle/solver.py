@@ -21,7 +21,7 @@ from . import bounds as B
 from ._validate import MAX_N_FORMULA
 from .constants import fisher_constant
 from .randomizers import MAX_ALPHABET, k_rr
-from .worst import worst_case_delta, worst_case_epsilon
+from .worst import EXHAUSTIVE_BINARY_MAX_N, worst_case_delta, worst_case_epsilon
 
 __all__ = ["ACCOUNTINGS", "AffordableEpsilon0", "shuffled_epsilon", "shuffled_epsilon_capped", "affordable_epsilon0",
            "frequency_variance", "smallest_n"]
@@ -227,9 +227,13 @@ def smallest_n(epsilon: float, delta: float, epsilon0: float, *, accounting: str
 
     Examples
     --------
-    >>> r = smallest_n(0.5, 1e-6, 2.0, accounting="fmt21_numerical")
-    >>> r.epsilon <= 0.5 and shuffled_epsilon(2.0, r.n - 1, 1e-6, accounting="fmt21_numerical") > 0.5
+    >>> r = smallest_n(0.5, 1e-6, 2.0, n_max=10**6)  # worst case over data sets (certified)
+    >>> r.epsilon <= 0.5 and shuffled_epsilon(2.0, r.n - 1, 1e-6, accounting="exact") > 0.5
     True
+
+    For ``"exact"`` the certified value is the exhaustive worst case up to n = 600 (binary RR)
+    and the dominating pair above, which is larger: the search is redone below 600 when n = 600
+    already meets the target, so the answer is the smallest n for the certified value.
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -249,10 +253,17 @@ def smallest_n(epsilon: float, delta: float, epsilon0: float, *, accounting: str
     lo, hi = 2, n_max  # ok(hi)
     if ok(lo):
         hi = lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2 if hi - lo < 64 else int(math.sqrt(lo * hi))
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    def bisect(lo: int, hi: int) -> int:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2 if hi - lo < 64 else int(math.sqrt(lo * hi))
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    hi = bisect(lo, hi)
+    cut = EXHAUSTIVE_BINARY_MAX_N
+    if accounting == "exact" and hi > cut >= 2 and not ok(2) and ok(cut):  # the exhaustive region is monotone
+        hi = bisect(2, cut)
     return SmallestN(accounting, hi, shuffled_epsilon(e0, hi, delta, accounting=accounting, k=k))
