@@ -8,14 +8,19 @@ shuffler releases only the histogram. This package computes
 * the asymptotics (JSD ≈ I_π/(8n), GDP μ_n = √(I_π/n), multi-message μ, Chernoff bounds, the
   Poisson boundary regime) — :mod:`.asymptotics`;
 * published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket) — :mod:`.bounds`;
-* the largest affordable ε0 for a target (ε, δ) under each accounting — :mod:`.solver`.
+* the worst case over all neighbouring data sets (exhaustive enumeration, the dominating clone
+  pair, the trivial ε0) — :mod:`.worst`;
+* privacy-profile export (CSV/JSON) and T-round composition by ``dp_accounting`` — :mod:`.profile`;
+* the largest affordable ε0 (and the smallest n) for a target (ε, δ) under each accounting — :mod:`.solver`.
 """
 
 from .asymptotics import (
+    CappedEpsilon,
     chernoff_delta,
     chernoff_epsilon,
     gdp_delta_curve,
     gdp_epsilon_at,
+    gdp_epsilon_multi,
     gdp_mu,
     gdp_mu_multi,
     jsd_asymptotic,
@@ -24,7 +29,7 @@ from .asymptotics import (
     poisson_lambda,
     tradeoff_gdp,
 )
-from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon
+from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon, fmt_epsilon_bracket
 from .constants import (
     chi_square,
     fisher_constant,
@@ -45,11 +50,43 @@ from .exact import (
     likelihood_ratio,
     shuffled_pair,
 )
-from .randomizers import Randomizer, binary_rr, k_rr, randomizer
-from .solver import ACCOUNTINGS, AffordableEpsilon0, affordable_epsilon0, frequency_variance, shuffled_epsilon
+from .profile import ComposedPrivacy, PrivacyProfile, compose_rounds, privacy_profile
+from .randomizers import MAX_ALPHABET, Randomizer, binary_rr, k_rr, randomizer
+from .solver import (
+    ACCOUNTINGS,
+    AffordableEpsilon0,
+    affordable_epsilon0,
+    frequency_variance,
+    shuffled_epsilon,
+    shuffled_epsilon_capped,
+    smallest_n,
+)
+from .worst import (
+    WorstCaseEpsilon,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+    pure_pair,
+    worst_case_delta,
+    worst_case_epsilon,
+)
 
 __all__ = [
     "ACCOUNTINGS",
+    "MAX_ALPHABET",
+    "WorstCaseEpsilon",
+    "ComposedPrivacy",
+    "PrivacyProfile",
+    "compose_rounds",
+    "privacy_profile",
+    "smallest_n",
+    "shuffled_epsilon_capped",
+    "gdp_epsilon_multi",
+    "CappedEpsilon",
+    "dominating_pair_delta",
+    "dominating_pair_epsilon",
+    "pure_pair",
+    "worst_case_delta",
+    "worst_case_epsilon",
     "AffordableEpsilon0",
     "Randomizer",
     "ShuffledPair",
@@ -66,6 +103,7 @@ __all__ = [
     "fmt21_epsilon",
     "fmt_delta",
     "fmt_epsilon",
+    "fmt_epsilon_bracket",
     "frequency_variance",
     "gdp_delta_curve",
     "gdp_epsilon_at",

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+#: public maximum of n (users) for the closed-form / asymptotic functions (GDP μ, JSD terms, Chernoff,
+#: Poisson λ, FMT/blanket formulas, the solver); exact computations have their own, smaller maxima
+#: (``exact.MAX_USERS`` = 1e10, ``worst.MAX_USERS`` = 1e9, grid limits)
+MAX_N_FORMULA = 10**15
+#: public maximum of the samples drawn per chunk by the statistical audit
+MAX_CHUNK = 10**7
+
 
 def check_real_array(x, name: str, *, low: float = 0.0, high: float | None = None) -> np.ndarray:
     """A finite real number or array of them in [low, high]; TypeError/ValueError naming ``name``."""

@@ -16,6 +16,7 @@ Paper 4 (Shvets 2026), Sections 4–7:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, stats
@@ -23,13 +24,16 @@ from scipy import optimize, stats
 from dpexplore.core.gaussian import gdp_delta, gdp_epsilon, gdp_tradeoff
 from dpexplore.core.validation import check_choice, check_delta, check_int, check_positive
 
-from ._validate import check_real_array
+from ._validate import MAX_N_FORMULA, check_real_array
 from .constants import _check_randomizer, chi_square, fisher_constant, mu3
+from .exact import MAX_MESSAGES
 from .randomizers import Randomizer
 
 __all__ = [
     "gdp_mu",
     "gdp_mu_multi",
+    "gdp_epsilon_multi",
+    "CappedEpsilon",
     "gdp_delta_curve",
     "gdp_epsilon_at",
     "tradeoff_gdp",
@@ -56,7 +60,7 @@ def gdp_mu(randomizer: Randomizer, n: int, k: int = 0) -> float:
     0.032957
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     k = check_int(k, "k", low=0, high=n - 1)
     return math.sqrt(fisher_constant(R, _pi(n, k)) / n)
 
@@ -67,7 +71,8 @@ def gdp_mu_multi(randomizer: Randomizer, n: int, m: int, *, bundled: bool = Fals
     Unbundled: each message is shuffled on its own (nm messages). Bundled: the m messages
     travel together, i.e. one randomizer with the product alphabet, whose χ² is (1 + χ²)^m − 1.
     The bundled formula is the canonical (k = 0) one: for k > 0 this returns NaN (condition not
-    covered by the paper's formula).
+    covered by the paper's formula). m ≤ ``MAX_MESSAGES`` (10 000); a bundled μ beyond float range
+    is ``inf`` (the ε it implies is capped at m·ε0 by :func:`gdp_epsilon_multi`).
 
     Examples
     --------
@@ -77,14 +82,45 @@ def gdp_mu_multi(randomizer: Randomizer, n: int, m: int, *, bundled: bool = Fals
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
-    m = check_int(m, "m", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
+    m = check_int(m, "m", low=1, high=MAX_MESSAGES)
     k = check_int(k, "k", low=0, high=n - 1)
     if bundled:
         if k != 0:
             return math.nan
-        return math.sqrt(math.expm1(m * math.log1p(chi_square(R))) / n)
+        log_mu2 = m * math.log1p(chi_square(R))  # log((1 + χ²)^m) — may exceed float range
+        if log_mu2 > 700.0:
+            return math.inf
+        return math.sqrt(math.expm1(log_mu2) / n)
     return math.sqrt(m * fisher_constant(R, _pi(n, k)) / n)
+
+
+@dataclass(frozen=True)
+class CappedEpsilon:
+    """An ε with the trivial bound applied: ``epsilon = min(uncapped, cap)``; ``capped`` says it binds."""
+
+    epsilon: float
+    uncapped: float
+    cap: float
+    capped: bool
+
+
+def gdp_epsilon_multi(randomizer: Randomizer, n: int, m: int, delta: float, *, bundled: bool = False) -> CappedEpsilon:
+    """GDP ε(δ) of m messages per user, capped at the trivial bound m·ε0 (m reports are m·ε0-LDP).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> r = gdp_epsilon_multi(binary_rr(4.0), 100_000, 10, 1e-6, bundled=True)
+    >>> r.epsilon, r.capped
+    (40.0, True)
+    """
+    R = _check_randomizer(randomizer)
+    delta = check_delta(delta)
+    mu = gdp_mu_multi(R, n, m, bundled=bundled)
+    cap = m * R.local_epsilon
+    raw = math.inf if not math.isfinite(mu) else gdp_epsilon_at(mu, delta)
+    return CappedEpsilon(min(raw, cap), raw, cap, raw > cap)
 
 
 def gdp_delta_curve(mu: float, epsilon) -> np.ndarray | float:
@@ -102,7 +138,10 @@ def gdp_delta_curve(mu: float, epsilon) -> np.ndarray | float:
 
 
 def gdp_epsilon_at(mu: float, delta: float) -> float:
-    """Smallest ε with μ-GDP δ(ε) ≤ δ (``dpexplore.core.gdp_epsilon``).
+    """Smallest ε with μ-GDP δ(ε) ≤ δ (``dpexplore.core.gdp_epsilon``), uncapped.
+
+    A GDP ε is not capped here (μ alone does not know ε0): use :func:`gdp_epsilon_multi` or
+    :func:`dpexplore.shuffle.shuffled_epsilon_capped`, which apply the trivial bound.
 
     Examples
     --------
@@ -137,7 +176,7 @@ def jsd_asymptotic(randomizer: Randomizer, n: int, k: int = 0) -> float:
     '1.357702e-03'
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     k = check_int(k, "k", low=0, high=n - 1)
     return fisher_constant(R, _pi(n, k)) / (8.0 * n)
 
@@ -152,7 +191,7 @@ def jsd_two_term(randomizer: Randomizer, n: int) -> float:
     '1.3632e-03'
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     c2 = chi_square(R)
     return c2 / (8.0 * n) + (7.0 / 64.0 * c2 * c2 - mu3(R) / 16.0) / (n * n)
 
@@ -196,7 +235,7 @@ def _chernoff_log(R: Randomizer, n: int, eps: float, direction: str) -> float:
 
 
 def chernoff_delta(randomizer: Randomizer, n: int, epsilon, direction: str = "max"):
-    """Chernoff upper bound on the exact δ(ε) of the canonical pair (T_{n,0}, T_{n,1}).
+    """Chernoff upper bound on the exact δ(ε) of the canonical pair (T_{n,0}, T_{n,1}) only (not the worst case).
 
     With M(λ) = E_{W_0} e^{λξ}:
     forward δ(ε) ≤ inf_λ exp(−λ(e^ε − 1) − 1) M(λ/n)ⁿ/λ,
@@ -207,11 +246,11 @@ def chernoff_delta(randomizer: Randomizer, n: int, epsilon, direction: str = "ma
     --------
     >>> from dpexplore.shuffle import binary_rr, exact_delta
     >>> R = binary_rr(1.0)
-    >>> bool(chernoff_delta(R, 1000, 0.2) >= exact_delta(R, 1000, 0.2))
+    >>> bool(chernoff_delta(R, 1000, 0.2) >= exact_delta(R, 1000, 0.2, k=0))  # the canonical pair
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
     eps = check_real_array(epsilon, "epsilon")
     dirs = ("forward", "reverse") if direction == "max" else (direction,)
@@ -227,11 +266,11 @@ def chernoff_epsilon(randomizer: Randomizer, n: int, delta: float, direction: st
     --------
     >>> from dpexplore.shuffle import binary_rr, exact_epsilon
     >>> R = binary_rr(1.0)
-    >>> chernoff_epsilon(R, 1000, 1e-6) >= exact_epsilon(R, 1000, 1e-6)
+    >>> chernoff_epsilon(R, 1000, 1e-6) >= exact_epsilon(R, 1000, 1e-6, k=0)
     True
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
     dirs = ("forward", "reverse") if direction == "max" else (direction,)
@@ -262,7 +301,7 @@ def poisson_lambda(epsilon0: float, n: int) -> float:
     0.999
     """
     e0 = check_positive(epsilon0, "epsilon0")
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     return n / (math.exp(min(e0, 700.0)) + 1.0)
 
 

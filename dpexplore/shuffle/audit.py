@@ -5,13 +5,13 @@ T_{n,k+1} are computable (binomial convolutions, :mod:`.exact`), so the exact ε
 pair at δ can be set beside the ε that each accounting claims (FMT21 closed form / numerical,
 FMT23, the privacy blanket, the GDP approximation, the Chernoff bound).
 
-* **Worst-case neighbours** (:func:`worst_case_datasets`): all n users hold 0, and one of them is
-  switched to 1 — the canonical pair (T_{n,0}, T_{n,1}). For binary RR it is the hardest pair we
-  know: the fixed-composition Fisher constant I_π equals χ² for every π, so the leading term is
-  the same for all k, while the finite-n (skewness, Poisson-boundary) effects are largest at the
-  boundary k = 0 where the histogram is most concentrated (paper, exact finite-n section; checked
-  numerically in tests/shuffle/test_audit.py against k = n/2).
-* **Exact audit** (:func:`exact_shuffle_audit`): the pair's two-sided ε(δ) versus the claim.
+* **Neighbours** (:func:`worst_case_datasets`): k of the other users hold 1, and one more user is
+  switched 0 → 1 — the pair (T_{n,k}, T_{n,k+1}). k = 0 (the canonical pair) is *not* always the
+  hardest (n = 10⁴, ε0 = 2: k = 3 is worse), so the exact audit uses the pair that
+  :func:`dpexplore.shuffle.worst_case_epsilon` finds worst: the exact worst case over all data
+  sets where its enumeration is exhaustive (n ≤ 600), else the worst of the pairs it evaluates.
+* **Exact audit** (:func:`exact_shuffle_audit`): that pair's two-sided ε(δ) versus the claim.
+  Any pair's exact ε above a claimed bound refutes the claim.
   A *bound* (FMT, blanket, Chernoff) must never be exceeded. The **GDP curve is an
   approximation, not a bound**: at finite n the exact ε can exceed it ("approximation exceeded",
   see :func:`claim_kind`), which says nothing against the mechanism.
@@ -41,10 +41,12 @@ from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
 from . import asymptotics as A
+from ._validate import MAX_CHUNK, MAX_N_FORMULA
 from .constants import mixture_constant
 from .exact import shuffled_pair
 from .randomizers import binary_rr
 from .solver import ACCOUNTINGS, shuffled_epsilon
+from .worst import worst_case_epsilon
 
 __all__ = [
     "AUDIT_ACCOUNTINGS",
@@ -74,11 +76,11 @@ def _check_e0(epsilon0: float) -> float:
     return e0
 
 
-def worst_case_datasets(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The canonical neighbouring data sets: n zeros, and the same with user 0 switched to 1.
+def worst_case_datasets(n: int, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbouring data sets with laws T_{n,k}, T_{n,k+1}: users 1..k hold 1, then user 0 switched to 1.
 
-    Their shuffled histograms have laws T_{n,0} and T_{n,1} (see the module docstring for why this
-    boundary pair is the hardest known for binary RR).
+    k = 0 is the canonical pair (not always the worst: see the module docstring); pass the
+    ``pair_k`` of :func:`dpexplore.shuffle.worst_case_epsilon` for the worst pair it found.
 
     Examples
     --------
@@ -86,8 +88,10 @@ def worst_case_datasets(n: int) -> tuple[np.ndarray, np.ndarray]:
     >>> x0.tolist(), x1.tolist()
     ([0, 0, 0, 0], [1, 0, 0, 0])
     """
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=10**8)
+    k = check_int(k, "k", low=0, high=n - 1)
     x0 = np.zeros(n, dtype=np.int8)
+    x0[1:k + 1] = 1
     x1 = x0.copy()
     x1[0] = 1
     return x0, x1
@@ -172,7 +176,7 @@ def broken_mixture_epsilon(epsilon0: float, n: int, delta: float) -> float:
     True
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     return A.gdp_epsilon_at(math.sqrt(mixture_constant(binary_rr(e0), 0.5) / n), delta)  # the bug: I_mix
 
@@ -189,7 +193,7 @@ def claimed_epsilon(epsilon0: float, n: int, delta: float, *, accounting: str) -
     if accounting == "broken_mixture":
         return broken_mixture_epsilon(epsilon0, n, delta)
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     return shuffled_epsilon(e0, n, delta, accounting=accounting)
 
 
@@ -211,7 +215,12 @@ def _audited_e0(e0: float, variant: str) -> float:
 
 def exact_shuffle_audit(epsilon0: float, n: int, delta: float, *, accounting: str = "fmt23_numerical",
                         variant: str = "correct", grid: int = 40) -> ExactAudit:
-    """Exact ε(δ) of the canonical pair (T_{n,0}, T_{n,1}) beside an accounting's claim.
+    """Exact ε(δ) of the worst neighbouring pair found, beside an accounting's claim.
+
+    The pair is (T_{n,k}, T_{n,k+1}) with k = ``worst_case_epsilon(...).pair_k``: the exact worst
+    case over all data sets for n ≤ 600 (exhaustive), else the worst of k ∈ {0, 1, 2, 3, 4, 8}
+    — a *lower* bound on the worst case, which is what an audit needs (any pair above a claimed
+    bound refutes it). ``ExactAudit`` has no field for k; it is ``worst_case_epsilon``'s.
 
     Parameters
     ----------
@@ -235,19 +244,21 @@ def exact_shuffle_audit(epsilon0: float, n: int, delta: float, *, accounting: st
     Examples
     --------
     >>> a = exact_shuffle_audit(4.0, 100_000, 1e-6, accounting="fmt21_closed_form")
-    >>> round(a.epsilon, 4), a.violation
+    >>> round(a.epsilon, 4), a.violation  # the worst of the pairs evaluated at n = 10⁵ (k = 8)
     (0.0847, False)
     >>> exact_shuffle_audit(2.0, 10_000, 1e-6, variant="broken_randomizer").violation
     True
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     accounting = check_choice(accounting, "accounting", AUDIT_ACCOUNTINGS)
     variant = check_choice(variant, "variant", VARIANTS)
     grid = check_int(grid, "grid", low=2, high=10_000)
     claim = claimed_epsilon(e0, n, delta, accounting=accounting)
-    pair = shuffled_pair(binary_rr(_audited_e0(e0, variant)), n)
+    R = binary_rr(_audited_e0(e0, variant))
+    wk = worst_case_epsilon(R, n, delta).pair_k
+    pair = shuffled_pair(R, n, k=0 if wk is None else wk)
     eps = pair.epsilon(delta)  # two-sided max of the exact pair
     top = eps if math.isfinite(eps) and eps > 0 else 1.0
     epsilons = np.linspace(0.0, 1.5 * top, grid)
@@ -287,13 +298,13 @@ def statistical_shuffle_audit(
     (True, False)
     """
     e0 = _check_e0(epsilon0)
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N_FORMULA)
     delta = check_delta(delta)
     runs = check_int(runs, "runs", low=40, high=10**8)
     accounting = check_choice(accounting, "accounting", AUDIT_ACCOUNTINGS)
     variant = check_choice(variant, "variant", VARIANTS)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    chunk = check_int(chunk, "chunk", low=1)
+    chunk = check_int(chunk, "chunk", low=1, high=MAX_CHUNK)
     claim = claimed_epsilon(e0, n, delta, accounting=accounting)
     claim_arg = claim if math.isfinite(claim) else None
     gen = as_generator(rng)

@@ -6,7 +6,11 @@ from 0 to 1 gives the neighbouring law T_{n,k+1}. Everything about privacy is in
 
     Q = T_{n,k},   P = T_{n,k+1},   δ_→(ε) = Σ_N (P − e^ε Q)_+,   δ_←(ε) = Σ_N (Q − e^ε P)_+,
 
-and the two-sided profile is max(δ_→, δ_←).
+and the two-sided profile is max(δ_→, δ_←). This module computes such *named pairs* exactly
+(``k=``; for k-RR the other users hold 0 or 1 here). A privacy guarantee is the worst case over
+**all** neighbouring data sets — the canonical pair k = 0 is not always worst (binary RR: some
+k > 0; k-RR: other users at a third symbol) — which :mod:`.worst` computes; ``exact_epsilon`` /
+``exact_delta`` without ``k`` return that worst case.
 
 How the laws are computed exactly
 ---------------------------------
@@ -57,10 +61,16 @@ __all__ = [
     "histogram_law",
     "likelihood_ratio",
     "GRID_CELL_LIMIT",
+    "MAX_USERS",
+    "MAX_MESSAGES",
 ]
 
 #: largest multinomial grid (cells) the exact general-alphabet path builds
 GRID_CELL_LIMIT = 4_000_000
+#: public maximum of n (users) of an exact pair (binomial windows stay O(√n) long)
+MAX_USERS = 10**10
+#: public maximum of unbundled messages per user
+MAX_MESSAGES = 10_000
 _WIDTH = 14.0  # window half-width in standard deviations (+ the same number of cells)
 _DIRECTIONS = ("max", "forward", "reverse")
 
@@ -331,7 +341,7 @@ def _check_grid(n: int, k: int, G: int) -> None:
 _CACHE: OrderedDict = OrderedDict()
 
 
-def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int = 1) -> ShuffledPair:
+def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int = 1, cache: bool = True) -> ShuffledPair:
     """Build the exact pair (T_{n,k}, T_{n,k+1}) of the shuffled histogram.
 
     Parameters
@@ -340,10 +350,12 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
     n : int
         Number of users, ≥ 2 (≥ 1 for k = 0).
     k : int
-        Users holding input 1 in the smaller data set, 0 ≤ k ≤ n − 1 (k = 0: the canonical pair,
-        the worst case for binary RR).
+        Users holding input 1 in the smaller data set, 0 ≤ k ≤ n − 1 (k = 0: the canonical pair —
+        *not* always the worst case: see :func:`dpexplore.shuffle.worst_case_epsilon`).
     messages : int
         Unbundled messages per user (m ≥ 1); m > 1 needs binary outputs (two ratio groups).
+    cache : bool
+        Keep the pair in a small LRU cache (24 pairs).
 
     Returns
     -------
@@ -357,11 +369,11 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
     0.1266
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_USERS)
     k = check_int(k, "k", low=0, high=n - 1)
-    m = check_int(messages, "messages", low=1, high=10_000)
+    m = check_int(messages, "messages", low=1, high=MAX_MESSAGES)
     key = (R.W0.tobytes(), R.W1.tobytes(), n, k, m)
-    if key in _CACHE:
+    if cache and key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     Rg = R.grouped()
@@ -399,15 +411,17 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
         lost_p = lost_q = 0.0
         method = f"multinomial grid ({G} groups)"
     pair = ShuffledPair(R, n, k, m, logp, logq, counts, lost_p, lost_q, method)
+    if not cache:
+        return pair
     _CACHE[key] = pair
     while len(_CACHE) > 24:
         _CACHE.popitem(last=False)
     return pair
 
 
-def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int = 0, messages: int = 1,
+def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int | None = None, messages: int = 1,
                 direction: str = "max"):
-    """Exact δ(ε) of the shuffled histogram for one neighbouring pair (T_{n,k}, T_{n,k+1}).
+    """Exact δ(ε) of the shuffled histogram: worst case over data sets, or one named pair.
 
     Parameters
     ----------
@@ -416,17 +430,20 @@ def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int = 0, messages
         Number of users.
     epsilon : float or array_like
         ε ≥ 0.
-    k : int
-        Users with input 1 in the smaller data set (default 0, the canonical pair).
+    k : int or None
+        None (default): the **worst case over all neighbouring data sets**
+        (:func:`dpexplore.shuffle.worst_case_delta`; its certified upper end where the
+        enumeration is not exhaustive). An int: the pair (T_{n,k}, T_{n,k+1}) — k users of the
+        others hold 1 (k = 0: the canonical pair).
     messages : int
-        Unbundled messages per user (binary outputs).
+        Unbundled messages per user (binary outputs; needs an explicit pair ``k``).
     direction : {"max", "forward", "reverse"}
-        Two-sided maximum (default), H_{e^ε}(T_{n,k+1} ‖ T_{n,k}) or H_{e^ε}(T_{n,k} ‖ T_{n,k+1}).
+        For a named pair: two-sided maximum (default), H_{e^ε}(T_{n,k+1} ‖ T_{n,k}) or the reverse.
 
     Returns
     -------
     float or ndarray
-        Exact δ (plus a ≈ 1e-40 window-truncation term that keeps it an upper bound).
+        δ (plus a ≈ 1e-40 window-truncation term that keeps it an upper bound).
 
     References
     ----------
@@ -439,19 +456,47 @@ def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int = 0, messages
     >>> bool(d[0] > d[1] > 0)
     True
     """
+    if k is None:
+        _need_pair_for_messages(messages, direction)
+        from .worst import worst_case_delta
+
+        up = worst_case_delta(randomizer, n, epsilon, lower=False)[0]
+        return float(up[0]) if np.ndim(epsilon) == 0 else up.reshape(np.shape(epsilon))
     return shuffled_pair(randomizer, n, k=k, messages=messages).delta(epsilon, direction)
 
 
-def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int = 0, messages: int = 1,
+def _need_pair_for_messages(messages, direction) -> None:
+    m = check_int(messages, "messages", low=1, high=MAX_MESSAGES)
+    if m != 1:
+        raise ValueError(f"messages > 1 needs an explicit pair k (the worst case over data sets is implemented for "
+                         f"one message per user); got messages={messages!r}")
+    if direction != "max":
+        raise ValueError(f"direction must be 'max' for the worst case over data sets (pass k= for one pair's "
+                         f"directions); got {direction!r}")
+
+
+def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int | None = None, messages: int = 1,
                   direction: str = "max") -> float:
-    """Exact ε(δ) of the shuffled histogram (two-sided maximum by default).
+    """Exact ε(δ): by default the worst case over all neighbouring data sets; ``k=`` for one pair.
+
+    Without ``k`` this is :func:`dpexplore.shuffle.worst_case_epsilon` ``(...).epsilon``: the
+    maximum over every neighbouring pair where that enumeration is affordable, otherwise a
+    certified upper bound (never below the worst case) — see that function for the method and its
+    lower end. With ``k`` it is the pair (T_{n,k}, T_{n,k+1}) (k = 0: the canonical pair).
 
     Examples
     --------
     >>> from dpexplore.shuffle import binary_rr
-    >>> round(exact_epsilon(binary_rr(4.0), 100_000, 1e-6), 4)
+    >>> round(exact_epsilon(binary_rr(4.0), 100_000, 1e-6, k=0), 4)  # the canonical pair
     0.0847
+    >>> exact_epsilon(binary_rr(4.0), 100_000, 1e-6) >= 0.0847  # worst case over data sets
+    True
     """
+    if k is None:
+        _need_pair_for_messages(messages, direction)
+        from .worst import worst_case_epsilon
+
+        return worst_case_epsilon(randomizer, n, delta, lower=False).epsilon
     return shuffled_pair(randomizer, n, k=k, messages=messages).epsilon(delta, direction)
 
 
@@ -497,7 +542,7 @@ def histogram_law(randomizer: Randomizer, n: int, *, k: int = 0) -> tuple[np.nda
     ((21, 3), 1.0)
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_USERS)  # the grid check below bounds the allocation
     k = check_int(k, "k", low=0, high=n)
     _check_grid(n, max(k - 1, 0), R.K)
     law = _grid_law(n, k, R.W0, R.W1).ravel()
@@ -526,8 +571,8 @@ def likelihood_ratio(randomizer: Randomizer, n: int, counts, *, k: int = 0) -> n
     [0.3679, 1.5431]
     """
     R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1)
-    k = check_int(k, "k", low=0, high=n - 1)
+    n = check_int(n, "n", low=1, high=MAX_USERS)
+    k = check_int(k, "k", low=0, high=min(n - 1, 1000))  # the split sum enumerates compositions of k
     if isinstance(counts, (str, bytes, dict)) or counts is None:
         raise TypeError(f"counts must be an array of shape (S, {R.K}) of histograms; got {type(counts).__name__}")
     try:

@@ -13,7 +13,10 @@ import numpy as np
 
 from dpexplore.core.validation import check_epsilon, check_int, check_probability_vector
 
-__all__ = ["Randomizer", "binary_rr", "k_rr", "randomizer"]
+__all__ = ["Randomizer", "binary_rr", "k_rr", "randomizer", "MAX_ALPHABET"]
+
+#: public maximum of the k-RR alphabet size k (checked before anything of size k is allocated)
+MAX_ALPHABET = 10_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,6 +37,10 @@ class Randomizer:
     W1: np.ndarray
     name: str = "randomizer"
     _groups: tuple = field(default=(), repr=False)
+    #: size of the users' input domain: 2 (inputs 0/1) except for :func:`k_rr`, whose users may hold any of k symbols
+    inputs: int = 2
+    #: (ε0, k) for k-ary randomized response (binary RR: k = 2); None for a custom randomizer
+    krr: tuple | None = None
 
     @property
     def K(self) -> int:
@@ -57,7 +64,9 @@ class Randomizer:
 
     @property
     def local_epsilon(self) -> float:
-        """The randomizer's own (local) ε: max_y |log W_1(y)/W_0(y)|."""
+        """The randomizer's own (local) ε: max_y |log W_1(y)/W_0(y)| (ε0 itself for k-RR)."""
+        if self.krr is not None:
+            return float(self.krr[0])
         return float(np.max(np.abs(np.log(self.W1) - np.log(self.W0))))
 
     def grouped(self) -> Randomizer:
@@ -71,7 +80,8 @@ class Randomizer:
         G = max(labels) + 1
         w0 = np.bincount(labels, weights=self.W0, minlength=G)
         w1 = np.bincount(labels, weights=self.W1, minlength=G)
-        return Randomizer(_readonly(w0), _readonly(w1), f"{self.name} (grouped)", tuple(range(G)))
+        return Randomizer(_readonly(w0), _readonly(w1), f"{self.name} (grouped)", tuple(range(G)), self.inputs,
+                          self.krr)
 
     def __repr__(self) -> str:
         return f"Randomizer({self.name}, W0={np.round(self.W0, 6).tolist()}, W1={np.round(self.W1, 6).tolist()})"
@@ -149,13 +159,17 @@ def binary_rr(epsilon0: float) -> Randomizer:
     if e0 > 700:
         raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
     q = 1.0 / (1.0 + math.exp(e0))  # probability of the flipped answer
-    return randomizer([1.0 - q, q], [q, 1.0 - q], name=f"binary RR (ε0={e0:g})")
+    R = randomizer([1.0 - q, q], [q, 1.0 - q], name=f"binary RR (ε0={e0:g})")
+    return Randomizer(R.W0, R.W1, R.name, R._groups, 2, (e0, 2))
 
 
 def k_rr(epsilon0: float, k: int) -> Randomizer:
-    """k-ary randomized response restricted to inputs 0 and 1 (symbols 0 and 1 of k).
+    """k-ary randomized response; W0, W1 are the output laws of inputs 0 and 1 (symbols 0 and 1 of k).
 
-    The true symbol is reported with probability e^{ε0}/(e^{ε0} + k − 1), each other symbol with
+    The users' inputs range over all k symbols (``inputs = k``): in the worst case over
+    neighbouring data sets the other users may hold a third symbol (see
+    :func:`dpexplore.shuffle.worst_case_epsilon`). ``k`` ≤ :data:`MAX_ALPHABET`. The true symbol
+    is reported with probability e^{ε0}/(e^{ε0} + k − 1), each other symbol with
     1/(e^{ε0} + k − 1). χ² = (e^{ε0} − 1)²(1 + e^{−ε0})/(e^{ε0} + k − 1). ``k_rr(ε0, 2)`` is
     :func:`binary_rr`.
 
@@ -168,10 +182,11 @@ def k_rr(epsilon0: float, k: int) -> Randomizer:
     e0 = check_epsilon(epsilon0, "epsilon0")
     if e0 > 700:
         raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
-    k = check_int(k, "k", low=2)
+    k = check_int(k, "k", low=2, high=MAX_ALPHABET)  # checked before np.full(k, ...)
     d = math.exp(e0) + k - 1
     other = (1.0 - math.exp(e0) / d) / (k - 1)  # = 1/d, written so each row sums to 1 exactly
     w0 = np.full(k, other)
     w1 = np.full(k, other)
     w0[0] = w1[1] = math.exp(e0) / d
-    return randomizer(w0, w1, name=f"{k}-RR (ε0={e0:g})" if k > 2 else f"binary RR (ε0={e0:g})")
+    R = randomizer(w0, w1, name=f"{k}-RR (ε0={e0:g})" if k > 2 else f"binary RR (ε0={e0:g})")
+    return Randomizer(R.W0, R.W1, R.name, R._groups, k, (e0, k))

@@ -8,10 +8,13 @@ bundled vs unbundled messages; trade-off curves; and the "how much ε0 can I aff
 
 from __future__ import annotations
 
+import base64
+import html
 import math
 from collections.abc import Mapping
 from typing import Any
 
+import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 from scipy import optimize
@@ -39,6 +42,7 @@ __all__ = [
 
 #: exact k-RR curves use the trinomial grid: keep the dashboard's grid at ≤ (1000 + 1)² cells
 KRR_EXACT_MAX_N = 1000
+_GRID_CELLS = (KRR_EXACT_MAX_N + 1) ** 2  # named k-RR pairs of the worst case's lower end (dashboard limit)
 _EXACT_FAIL = (ValueError, FloatingPointError)
 
 
@@ -127,7 +131,8 @@ def multimessage_figure(ms, mu_unb, mu_bun, mu_exact, *, m_mark: int, delta: flo
     F.add_theory(fig, ms, mu_bun, name="bundled √(((1+χ²)^m − 1)/n)", kind="approximation", color=F.color_for(1))
     if mu_exact is not None:
         fig.add_trace(go.Scatter(x=ms, y=mu_exact, mode="markers", marker={"size": 8, "color": F.color_for(2)},
-                                 name=f"exact unbundled, as the μ with the same ε at δ={delta:.0e} [exact]"))
+                                 name=f"exact unbundled, canonical pair, as the μ with the same ε at "
+                                      f"δ={delta:.0e} [exact]"))
     fig.add_vline(x=m_mark, line={"color": "#bbb", "width": 1, "dash": "dot"},
                   annotation_text="m slider", annotation_position="top left")
     return fig
@@ -158,10 +163,16 @@ def solver_figure(rows: list[S.AffordableEpsilon0], *, target: float, delta: flo
     def fmt(x, spec):
         return "—" if not math.isfinite(x) else format(x, spec)
 
+    def kind(a: str) -> str:
+        if a == "exact":
+            return "worst case over all data sets (certified)"
+        if a in ("gdp", "chernoff"):
+            return S.ACCOUNTINGS[a][1] + ", canonical pair only (not a worst case)"
+        return S.ACCOUNTINGS[a][1] + ", worst case over data sets"
+
     cols = [
         [S.ACCOUNTINGS[r.accounting][0] for r in rows],
-        [S.ACCOUNTINGS[r.accounting][1] + ("" if r.accounting in ("exact", "gdp", "chernoff")
-                                           else ", worst case over data sets") for r in rows],
+        [kind(r.accounting) for r in rows],
         [fmt(r.epsilon0, ".3f") for r in rows],
         [fmt(r.epsilon, ".4f") for r in rows],
         [fmt(r.variance, ".3e") for r in rows],
@@ -195,7 +206,7 @@ def gdp_error_sweep(epsilon0: float, ns, *, delta: float = 1e-6, a: float | None
             out.append(math.nan)
             continue
         R = S.binary_rr(e0)
-        ex = shuffled_pair(R, int(n)).epsilon(delta)
+        ex = shuffled_pair(R, int(n)).epsilon(delta)  # the canonical pair (what the GDP μ approximates)
         g = S.gdp_epsilon_at(S.gdp_mu(R, int(n)), delta)
         out.append(abs(g / ex - 1.0) if ex > 0 else math.nan)
     return np.array(out)
@@ -233,11 +244,14 @@ class ShuffleAsymptoticsDashboard(Dashboard):
     _R = ("epsilon0", "family", "alphabet")
     panels = [
         Panel("curve", "Exact privacy curve vs approximations and bounds", (*_R, "n", "pi", "delta"),
-              "Solid = exact for this randomizer and this pair of neighbouring data sets (both directions). "
-              "Dash-dot GDP is an <i>approximation</i>; dashed lines are certified upper bounds (Chernoff for "
-              "this randomizer; FMT clones for <i>every</i> ε0-LDP randomizer and data set, hence looser). "
-              "Try ε0 = 4, n = 10⁵: exact ε ≈ 0.085 at δ = 10⁻⁶, FMT21 numerical ≈ 0.17, closed form 0.54. "
-              "Push ε0 up at n = 1000 to see GDP break down (the Poisson regime)."),
+              "<b>Worst case over all neighbouring data sets</b> (thick): for binary RR up to n = 600 every pair "
+              "is evaluated (exact); beyond, the certified upper end is the dominating clone pair and the lower "
+              "end the worst named pair (canonical, k > 0, other users at a third symbol for k-RR) — the true "
+              "worst case lies between. Thin solid: one pair only (k users hold 1, from π), both directions. "
+              "Dash-dot GDP is an <i>approximation</i> (canonical pair); dashed lines are certified bounds "
+              "(Chernoff: canonical pair only; FMT clones: every ε0-LDP randomizer and data set). "
+              "Try ε0 = 4, n = 10⁵: canonical pair ε ≈ 0.085 at δ = 10⁻⁶, worst case ≤ 0.118, FMT21 numerical "
+              "≈ 0.17, closed form 0.54. The links under the plot download the worst-case profile (CSV / JSON)."),
         Panel("jsd", "n·JSD converges to I_π/8", (*_R, "n", "pi"),
               "Dots: exact n·JSD between neighbouring histograms. They settle on I_π/8 with a 1/n correction "
               "(two-term curve, canonical pair). Set π > 0 to see that the i.i.d. mixture constant I_mix/8 "
@@ -248,8 +262,9 @@ class ShuffleAsymptoticsDashboard(Dashboard):
               "it does not fall: counts become Poisson and the Gaussian picture fails."),
         Panel("multi", "Multi-message: unbundled beats bundled", (*_R, "n", "m", "delta"),
               "Each user sends m messages. Shuffled separately (unbundled), μ grows like √m; sent as one bundle, "
-              "μ² grows like (1 + χ²)^m. Dots: the exact unbundled curve for binary outputs, converted to the μ "
-              "with the same ε at the target δ."),
+              "μ² grows like (1 + χ²)^m. Dots: the exact unbundled curve for binary outputs (canonical pair "
+              "k = 0 only), converted to the μ with the same ε at the target δ. Any ε from m bundled reports is "
+              "capped at the trivial m·ε0 (noted where it binds)."),
         Panel("tradeoff", "Trade-off curves: how well can an observer tell the neighbours apart?",
               (*_R, "n", "pi"),
               "The observer tests 'k users hold a 1' against 'k + 1 do'. β(α) is the best type II error at type I "
@@ -258,13 +273,39 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         Panel("solver", "How much ε0 can I afford?", ("family", "alphabet", "n", "delta", "target_epsilon"),
               "The largest local ε0 whose shuffled guarantee meets the target under each accounting, and the "
               "variance of estimating the fraction of 1-inputs at that ε0. A sharper accounting allows a larger "
-              "ε0, i.e. less noise: the practical payoff of exact accounting."),
+              "ε0, i.e. less noise: the practical payoff of exact accounting. 'exact' is the worst case over all "
+              "data sets (certified end); GDP and Chernoff describe the canonical pair only."),
     ]
 
     def __init__(self, **kw: Any) -> None:
+        self._profile: S.PrivacyProfile | None = None
         super().__init__(**kw)
         # d3's ".3g" prints 1e-06 as 0.00000100: show δ in exponent form
         self.widgets["delta"].readout_format = ".0e"
+        #: links that download the worst-case privacy profile drawn in the first panel (CSV / JSON)
+        self.profile_download = widgets.HTML(self._download_html())
+        kids = list(self.children)
+        i = 4 + [p.name for p in self.panels].index("curve")  # header, controls, status, messages, panels…
+        kids.insert(i + 1, self.profile_download)
+        self.children = kids
+
+    def refresh(self, changed: str | None = None) -> None:
+        super().refresh(changed)
+        if hasattr(self, "profile_download"):
+            self.profile_download.value = self._download_html()
+
+    def _download_html(self) -> str:
+        prof = self._profile
+        if prof is None:
+            return ""
+        links = []
+        for fmt, mime, text in (("csv", "text/csv", prof.to_csv()), ("json", "application/json", prof.to_json())):
+            b64 = base64.b64encode(text.encode("utf-8")).decode("ascii")
+            links.append(f"<a download='shuffle_privacy_profile_n{prof.n}.{fmt}' href='data:{mime};base64,{b64}' "
+                         f"style='color:#0072B2;text-decoration:underline'>{fmt.upper()}</a>")
+        return ("<div style='margin:0.2em 0 0.6em 0'>Download the worst-case privacy profile of "
+                f"{html.escape(prof.randomizer)}, n = {prof.n:,} (δ(ε) upper/lower, ε at the target δ): "
+                + " · ".join(links) + "</div>")
 
     # -- panels -------------------------------------------------------------------------------
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
@@ -287,13 +328,27 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         e_hi = min(R.local_epsilon, 1.05 * e_hi)
         eps = np.linspace(0.0, e_hi, 90)
         curves: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
+        # the worst case over all neighbouring data sets (exhaustive, or certified upper + named-pair lower)
+        e_w = np.linspace(0.0, e_hi, 36)
+        prof = self.memo(("profile", R.W0.tobytes(), R.W1.tobytes(), R.inputs, n, e_hi, delta),
+                         lambda: S.privacy_profile(R, n, epsilons=e_w, deltas=[delta], max_grid_cells=_GRID_CELLS))
+        self._profile = prof
+        if prof.exhaustive:
+            curves["exact worst case over all data sets (every pair evaluated)"] = (e_w, prof.delta_upper, "exact")
+            notes.append(f"worst case at δ: ε = {prof.epsilon_upper[0]:.4g} (exact, exhaustive)")
+        else:
+            curves["worst case ≤ dominating clone pair (certified)"] = (e_w, prof.delta_upper, "bound")
+            curves["worst case ≥ worst named pair (exact pair)"] = (e_w, prof.delta_lower, "exact")
+            notes.append(f"worst case at δ: ε ∈ [{prof.epsilon_lower[0]:.4g}, {prof.epsilon_upper[0]:.4g}] "
+                         f"({prof.method})")
         if pair is not None:
-            curves["exact, add a 1 (T_{n,k+1} vs T_{n,k})"] = (eps, pair.delta(eps, "forward"), "exact")
-            curves["exact, remove a 1 (reverse)"] = (eps, pair.delta(eps, "reverse"), "exact")
+            curves[f"this pair only (k = {k}): add a 1 (T_{{n,k+1}} vs T_{{n,k}})"] = (eps, pair.delta(eps, "forward"),
+                                                                                    "exact")
+            curves[f"this pair only (k = {k}): remove a 1"] = (eps, pair.delta(eps, "reverse"), "exact")
         curves[f"GDP μ = √(I_π/n) = {mu:.3g}"] = (eps, S.gdp_delta_curve(mu, eps), "approximation")
         if k == 0:
             e_ch = eps[::4]
-            curves["Chernoff (this randomizer)"] = (e_ch, self.memo(("chernoff", R.W0.tobytes(), R.W1.tobytes(), n,
+            curves["Chernoff (canonical pair only)"] = (e_ch, self.memo(("chernoff", R.W0.tobytes(), R.W1.tobytes(), n,
                                                                      e_hi), lambda: S.chernoff_delta(R, n, e_ch)),
                                                    "bound")
         else:
@@ -365,11 +420,16 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         if p["family"] == "binary":
             mu_exact = []
             for m in ms:
-                e = S.exact_epsilon(R, n, delta, messages=int(m))
+                e = S.exact_epsilon(R, n, delta, k=0, messages=int(m))  # canonical pair (named)
                 mu_exact.append(_mu_matching(e, delta))
             mu_exact = np.array(mu_exact)
-        return multimessage_figure(ms, mu_unb, mu_bun, mu_exact, m_mark=p["m"], delta=delta,
-                                   title=f"GDP μ vs messages per user, {R.name}, n = {n:,}")
+        fig = multimessage_figure(ms, mu_unb, mu_bun, mu_exact, m_mark=p["m"], delta=delta,
+                                  title=f"GDP μ vs messages per user, {R.name}, n = {n:,}")
+        bun = S.gdp_epsilon_multi(R, n, int(p["m"]), delta, bundled=True)
+        if bun.capped:
+            F.add_note(fig, f"m = {p['m']} bundled: the GDP ε ({bun.uncapped:.3g}) exceeds the trivial bound "
+                            f"m·ε0 = {bun.cap:.3g}, which binds (ε ≤ {bun.epsilon:.3g})")
+        return fig
 
     def _fig_tradeoff(self, p):
         R, n, k, pi = _randomizer(p), p["n"], _k_of(p), p["pi"]
@@ -378,7 +438,7 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         notes = []
         if _exact_ok(p):
             pair = self.memo(("pair", R.W0.tobytes(), R.W1.tobytes(), n, k), lambda: shuffled_pair(R, n, k=k))
-            curves["exact (T_{n,k} vs T_{n,k+1})"] = (pair.tradeoff(alpha), "exact")
+            curves[f"exact, this pair only (T_{{n,k}} vs T_{{n,k+1}}, k = {k})"] = (pair.tradeoff(alpha), "exact")
         else:
             notes.append("exact k-RR curve: small n only")
         mu = S.gdp_mu(R, n, k)
@@ -404,9 +464,10 @@ class ShuffleAsymptoticsDashboard(Dashboard):
     # -- audit ---------------------------------------------------------------------------------
     audit_description = (
         "Audits shuffled <b>binary</b> randomized response at the current ε0, n and δ (the k-RR choice is not "
-        "audited here) on the canonical neighbours: n users holding 0 vs the same with one user switched to 1 "
-        "(laws T<sub>n,0</sub>, T<sub>n,1</sub>; the hardest pair known for binary RR). Claimed ε: the FMT23 "
-        "numerical clone bound (a certified bound). Exact ε: the pair's exact two-sided ε(δ). Statistical ε̂: "
+        "audited here) on neighbours T<sub>n,k</sub> vs T<sub>n,k+1</sub> with the worst k found (every k for "
+        "n ≤ 600, so the exact worst case; k ∈ {0,1,2,3,4,8} beyond). Claimed ε: the FMT23 numerical clone "
+        "bound (a certified bound). Exact ε: that pair's exact two-sided ε(δ). Statistical ε̂ (canonical pair "
+        "k = 0): "
         "histograms sampled in bulk, scored by the exact log-likelihood ratio, Clopper–Pearson at 95%. "
         "At n ≳ 1000 ε̂ is ≈ 0 for any feasible run count (the pair is a Gaussian shift with tiny μ) — that is "
         "why the exact audit matters; try n = 10–50 to see ε̂ bite. The broken variant runs the randomizer at "
@@ -429,7 +490,8 @@ class ShuffleAsymptoticsDashboard(Dashboard):
             f"shuffled binary RR, ε0 = {e0:.3g}, n = {n}"
         return AuditReport(
             mechanism=name,
-            neighbours=f"n zeros vs one user switched to 1 (T_n,0 vs T_n,1); claim = FMT23 numerical bound.{note}",
+            neighbours=(f"exact ε: worst pair found (T_n,k vs T_n,k+1); statistical ε̂: n zeros vs one user switched "
+                        f"to 1; claim = FMT23 numerical bound.{note}"),
             claimed_epsilon=ex.claimed_epsilon if ex.claimed_epsilon is not None else math.inf, delta=d,
             exact_epsilon=ex.epsilon, epsilon_lower=None if st.cancelled else st.epsilon_lower,
             confidence=st.confidence, runs=st.runs, seconds=st.seconds, cancelled=st.cancelled)
@@ -445,14 +507,17 @@ class ShuffleAsymptoticsDashboard(Dashboard):
             "# deterministic: exact computations and formulas, no random numbers (no seed needed)\n"
             "from dpexplore.shuffle import *\n"
             f"R = {rand}\n"
-            f"exact_delta(R, {n}, [0.1, 0.2], k={k})           # exact δ(ε), two-sided max\n"
-            f"exact_epsilon(R, {n}, {d!r}, k={k})               # exact ε at the target δ\n"
+            f"worst_case_epsilon(R, {n}, {d!r})                # worst case over all data sets (with lower end)\n"
+            f"exact_epsilon(R, {n}, {d!r})                      # = worst_case_epsilon(...).epsilon\n"
+            f"exact_delta(R, {n}, [0.1, 0.2], k={k})           # one pair only: δ(ε), two-sided max\n"
+            f"exact_epsilon(R, {n}, {d!r}, k={k})               # one pair only: ε at the target δ\n"
+            f"privacy_profile(R, {n}, deltas=[{d!r}]).to_csv()  # the downloadable profile\n"
             f"gdp_mu(R, {n}, k={k}), fisher_constant(R, {p['pi']!r})\n"
             f"chernoff_epsilon(R, {n}, {d!r}); fmt_epsilon({p['epsilon0']!r}, {n}, {d!r})\n"
             f"jsd_exact(R, {n}, k={k}), jsd_asymptotic(R, {n}, k={k})\n"
             f"gdp_mu_multi(R, {n}, {p['m']}), gdp_mu_multi(R, {n}, {p['m']}, bundled=True)\n"
             f"affordable_epsilon0({p['target_epsilon']!r}, {d!r}, {n}, accounting='exact', k={kk})\n"
-            "# audit (binary RR, canonical neighbours); the statistical part is seeded:\n"
+            "# audit (binary RR, the worst pair found; statistical part: canonical pair, seeded):\n"
             "from dpexplore.shuffle import audit\n"
             f"audit.exact_shuffle_audit({p['epsilon0']!r}, {n}, {d!r}, accounting='fmt23_numerical')\n"
             f"audit.statistical_shuffle_audit({p['epsilon0']!r}, {n}, {d!r}, runs=200_000, rng=0)\n"

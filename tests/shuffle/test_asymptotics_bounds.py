@@ -81,7 +81,7 @@ def test_multi_message_unbundled_beats_bundled_and_matches_exact():
         assert bun == pytest.approx(math.sqrt(((1 + chi_square(R)) ** m - 1) / n), rel=1e-12)
         assert unb < bun
         # the exact unbundled curve is close to GDP(μ_unb), far from GDP(μ_bun)
-        e_exact = exact_epsilon(R, n, 1e-6, messages=m)
+        e_exact = exact_epsilon(R, n, 1e-6, messages=m, k=0)
         d_unb = float(gdp_delta_curve(unb, e_exact))
         assert 0.3e-6 < d_unb < 3e-6
     assert math.isnan(gdp_mu_multi(R, n, 2, bundled=True, k=5))
@@ -97,12 +97,12 @@ def test_chernoff_never_below_exact(R, n):
         ex = pair.delta(eps, d)
         lost = pair.lost_p if d == "forward" else pair.lost_q  # exact value is within lost (< 1e-40) of ex
         assert np.all(ch >= ex - lost - 1e-15 * ex)
-    assert chernoff_epsilon(R, n, 1e-6) >= exact_epsilon(R, n, 1e-6) - 1e-9  # root-finding tolerance
+    assert chernoff_epsilon(R, n, 1e-6) >= exact_epsilon(R, n, 1e-6, k=0) - 1e-9  # root-finding tolerance
 
 
 def test_chernoff_is_reasonably_tight():
     R = binary_rr(1.0)
-    assert chernoff_epsilon(R, 1000, 1e-6) < 1.2 * exact_epsilon(R, 1000, 1e-6)
+    assert chernoff_epsilon(R, 1000, 1e-6) < 1.2 * exact_epsilon(R, 1000, 1e-6, k=0)
 
 
 def test_poisson_limit_and_reverse_floor():
@@ -116,7 +116,8 @@ def test_poisson_limit_and_reverse_floor():
         e0 = math.log(n / lam - 1.0)
         assert poisson_lambda(e0, n) == pytest.approx(lam, rel=1e-12)
         eps = np.array([0.2, 1.0, 2.0])
-        errs.append(max(np.max(np.abs(exact_delta(binary_rr(e0), n, eps, direction=d) - poisson_delta(lam, eps, d)))
+        errs.append(max(np.max(np.abs(exact_delta(binary_rr(e0), n, eps, direction=d, k=0)
+                                      - poisson_delta(lam, eps, d)))
                         for d in ("forward", "reverse")))
     assert errs[1] < errs[0] / 30 and errs[1] < 1e-4
 
@@ -125,7 +126,7 @@ def test_gdp_error_rates():
     R = binary_rr(1.0)
 
     def rel_eps_err(n):  # relative error of the GDP ε at δ = 1e-6: O(n^{-1/2})
-        return abs(gdp_epsilon_at(gdp_mu(R, n), 1e-6) / exact_epsilon(R, n, 1e-6) - 1)
+        return abs(gdp_epsilon_at(gdp_mu(R, n), 1e-6) / exact_epsilon(R, n, 1e-6, k=0) - 1)
 
     assert 7 < rel_eps_err(10**4) / rel_eps_err(10**6) < 15  # n^{-1/2} over two decades: 10
 
@@ -139,7 +140,7 @@ def test_gdp_error_rates():
     errs = []
     for n in (10**4, 10**6):
         Rb = binary_rr(math.log(0.05 * n))
-        errs.append(abs(gdp_epsilon_at(gdp_mu(Rb, n), 1e-6) / exact_epsilon(Rb, n, 1e-6) - 1))
+        errs.append(abs(gdp_epsilon_at(gdp_mu(Rb, n), 1e-6) / exact_epsilon(Rb, n, 1e-6, k=0) - 1))
     assert errs[1] > 0.5 * errs[0] > 0.1
 
 
@@ -147,18 +148,19 @@ def test_fmt21_public_example_and_ordering():
     num = fmt_epsilon(4.0, 100_000, 1e-6)
     assert 0.1675 <= num <= 0.1728
     assert round(fmt21_epsilon(4.0, 100_000, 1e-6), 4) == 0.5378
-    ex = exact_epsilon(binary_rr(4.0), 100_000, 1e-6)
+    ex = exact_epsilon(binary_rr(4.0), 100_000, 1e-6, k=0)
     f23 = fmt_epsilon(4.0, 100_000, 1e-6, variant="fmt23")
     assert ex < f23 <= num < fmt21_epsilon(4.0, 100_000, 1e-6)
     d = fmt_delta(4.0, 100_000, [0.1, 0.2])
-    assert np.all(d >= exact_delta(binary_rr(4.0), 100_000, [0.1, 0.2]))
+    assert np.all(d >= exact_delta(binary_rr(4.0), 100_000, [0.1, 0.2], k=0))
 
 
 def test_blanket_formula_and_validity():
     e = blanket_epsilon(1.0, 100_000, 1e-6, k=4)
     assert e == pytest.approx(math.sqrt(14 * math.log(2e6) * (math.e + 3) / 99_999), rel=1e-12)
-    assert math.isnan(blanket_epsilon(8.0, 1000, 1e-6))
-    assert e > exact_epsilon(k_rr(1.0, 4), 1000, 1e-6) * math.sqrt(1000 / 100_000) * 0.5
+    assert blanket_epsilon(8.0, 1000, 1e-6) == 8.0  # formula > 1: the trivial bound ε0, never NaN
+    assert blanket_epsilon(1.0, 100_000, 1e-6, k=4, method="exact_blanket") < e
+    assert e > exact_epsilon(k_rr(1.0, 4), 1000, 1e-6, k=0) * math.sqrt(1000 / 100_000) * 0.5
 
 
 def test_solver_orders_accountings_and_meets_target():
@@ -166,9 +168,14 @@ def test_solver_orders_accountings_and_meets_target():
     res = {a: affordable_epsilon0(target, delta, n, accounting=a, tol=1e-3) for a in ACCOUNTINGS}
     for r in res.values():
         assert r.epsilon <= target + 1e-9 and math.isfinite(r.epsilon0)
-    # sharper accounting -> larger affordable ε0 -> smaller variance
-    assert res["exact"].epsilon0 > res["chernoff"].epsilon0 > res["fmt21_numerical"].epsilon0
-    assert res["exact"].epsilon0 > res["fmt23_numerical"].epsilon0 > res["fmt21_numerical"].epsilon0
+    # sharper accounting -> larger affordable ε0 -> smaller variance. "exact" is the worst case over data sets:
+    # at n = 10⁴ (not exhaustive) its certified end is the dominating clone pair, which for binary RR is the
+    # FMT23 pair (same ε0 up to the block discretisation and the solver tolerance); Chernoff/GDP are the
+    # canonical pair only, hence not comparable with a worst case
+    assert res["exact"].epsilon0 == pytest.approx(res["fmt23_numerical"].epsilon0, rel=3e-3)
+    assert res["exact"].epsilon0 > res["fmt21_numerical"].epsilon0
+    assert res["chernoff"].epsilon0 > res["fmt21_numerical"].epsilon0
+    assert res["fmt23_numerical"].epsilon0 > res["fmt21_numerical"].epsilon0
     assert res["fmt21_numerical"].epsilon0 > res["fmt21_closed_form"].epsilon0
     assert res["exact"].variance < res["fmt21_closed_form"].variance
     # the answer is tight: a slightly larger ε0 misses the target
@@ -179,5 +186,5 @@ def test_solver_orders_accountings_and_meets_target():
 def test_frequency_variance_is_debiased_rr_variance():
     e0, n = 1.3, 5000
     assert frequency_variance(e0, n) == pytest.approx(math.exp(e0) / (n * math.expm1(e0) ** 2), rel=1e-12)
-    r = affordable_epsilon0(0.5, 1e-6, 10**5, accounting="exact", k=4)
-    assert math.isnan(r.epsilon0) and "needs" in r.note
+    r = affordable_epsilon0(0.5, 1e-6, 10**5, accounting="exact", k=4)  # was NaN (grid limit); now the worst case
+    assert math.isfinite(r.epsilon0) and r.epsilon <= 0.5

@@ -42,16 +42,19 @@ def test_gdp_is_an_approximation_and_is_exceeded_at_finite_n():
 def test_broken_variants_are_caught_by_the_exact_audit(e0, n):
     b = SA.exact_shuffle_audit(e0, n, 1e-6, variant="broken_randomizer")
     assert b.violation and b.epsilon > 1.5 * b.claimed_epsilon
-    assert b.epsilon == pytest.approx(S.exact_epsilon(S.binary_rr(2 * e0), n, 1e-6))
+    w = S.worst_case_epsilon(S.binary_rr(2 * e0), n, 1e-6)
+    assert b.epsilon == pytest.approx(S.exact_epsilon(S.binary_rr(2 * e0), n, 1e-6, k=w.pair_k))
+    assert b.epsilon == pytest.approx(w.lower) and b.epsilon >= S.exact_epsilon(S.binary_rr(2 * e0), n, 1e-6, k=0)
     m = SA.exact_shuffle_audit(e0, n, 1e-6, accounting="broken_mixture")
     assert SA.claim_kind("broken_mixture") == "broken" and m.violation
 
 
-def test_canonical_pair_is_harder_than_a_balanced_pair():
-    # the documented worst-case choice: k = 0 beats k = n/2 for binary RR
+def test_worst_case_is_at_least_every_pair():
+    # the worst case over data sets (exhaustive at n = 400) is ≥ the canonical and the balanced pair
     for e0, n in [(1.0, 400), (3.0, 400)]:
         R = S.binary_rr(e0)
-        assert S.exact_epsilon(R, n, 1e-6) >= S.exact_epsilon(R, n, 1e-6, k=n // 2) - 1e-9
+        w = S.exact_epsilon(R, n, 1e-6)
+        assert w >= S.exact_epsilon(R, n, 1e-6, k=n // 2) and w >= S.exact_epsilon(R, n, 1e-6, k=0)
 
 
 def test_worst_case_datasets_are_neighbours():
@@ -111,8 +114,9 @@ def test_numerical_edges_stay_finite_and_honest():
     assert 0 < b.epsilon < b.claimed_epsilon
     c = SA.exact_shuffle_audit(30.0, 100, 1e-6, accounting="fmt21_numerical")  # no amplification: ε = ε0
     assert 29.99 < c.epsilon <= 30.0 and not c.violation
-    assert SA.exact_shuffle_audit(8.0, 1000, 1e-6, accounting="blanket").claimed_epsilon is None  # says nothing
-    assert np.all(np.isfinite(S.exact_delta(S.binary_rr(1.0), 10**6, [0.0, 1e-9, 50.0])))
+    bl = SA.exact_shuffle_audit(8.0, 1000, 1e-6, accounting="blanket")  # formula > 1: the trivial bound ε0
+    assert bl.claimed_epsilon == 8.0 and not bl.violation
+    assert np.all(np.isfinite(S.exact_delta(S.binary_rr(1.0), 10**6, [0.0, 1e-9, 50.0], k=0)))
     assert np.all(np.isfinite(S.chernoff_delta(S.binary_rr(1e-3), 10**6, [0.0, 1e-6])))
     with pytest.raises(ValueError, match="epsilon0"):
         SA.exact_shuffle_audit(400.0, 100, 1e-6)

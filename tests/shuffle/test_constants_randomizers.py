@@ -35,7 +35,7 @@ def test_randomizer_validation_messages():
         randomizer("ab", [0.5, 0.5])
     with pytest.raises(ValueError, match=r"^epsilon0 must be a finite number > 0; got -1$"):
         binary_rr(-1)
-    with pytest.raises(ValueError, match=r"^k must be an integer >= 2; got 1$"):
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 2 and <= 10000; got 1$"):
         k_rr(1.0, 1)
     with pytest.raises(TypeError, match=r"randomizer must be a Randomizer"):
         fisher_constant([0.5, 0.5], 0.0)

@@ -106,3 +106,45 @@ def test_audit_panel_runs_in_the_page():
     board.audit_panel.runs.value = 20_000
     board.audit_panel.start(wait=True)
     assert board.audit_panel.report is not None and not board.audit_panel.report.violation
+
+
+def test_worst_case_curves_download_and_labels():
+    import base64
+    import csv
+    import io
+    import re
+    import time
+
+    from dpexplore.shuffle import binary_rr, k_rr, privacy_profile, worst_case_epsilon
+
+    t0 = time.process_time()
+    small = ShuffleAsymptoticsDashboard(query_string="n=300&epsilon0=2")
+    assert not small.errors and time.process_time() - t0 < 30
+    names = [t.name for t in small.figures["curve"].data]
+    assert any(nm.startswith("exact worst case over all data sets") for nm in names)
+    assert any(nm.startswith("this pair only (k = 0)") for nm in names)
+    # the download link carries the library's profile for these settings
+    m = re.search(r"href='data:text/csv;base64,([A-Za-z0-9+/=]+)'", small.profile_download.value)
+    rows = list(csv.reader(io.StringIO(base64.b64decode(m.group(1)).decode())))
+    p = small.params()
+    eps_row = [r for r in rows if r[0] == "epsilon_of_delta"][0]
+    assert float(eps_row[1]) == p["delta"]
+    assert float(eps_row[2]) == pytest.approx(worst_case_epsilon(binary_rr(2.0), 300, p["delta"]).epsilon, rel=1e-12)
+    assert "application/json" in small.profile_download.value
+    # solver: 'exact' is labelled as the worst case, GDP/Chernoff as the canonical pair
+    kinds = small.figures["solver"].data[0].cells.values[1]
+    assert kinds[0].startswith("worst case over all data sets") and any("canonical pair only" in x for x in kinds)
+    # k-RR at large n: certified upper and named-pair lower, both drawn; the third-symbol pair is the lower end
+    big = ShuffleAsymptoticsDashboard(query_string="family=krr&alphabet=3&n=1000&epsilon0=2")
+    names = [t.name for t in big.figures["curve"].data]
+    assert any("dominating clone pair (certified)" in nm for nm in names)
+    assert any("worst named pair" in nm for nm in names)
+    prof = privacy_profile(k_rr(2.0, 3), 1000, deltas=[big.params()["delta"]])
+    notes = " ".join(a.text for a in big.figures["curve"].layout.annotations)
+    assert f"{prof.epsilon_upper[0]:.4g}" in notes and f"{prof.epsilon_lower[0]:.4g}" in notes
+
+
+def test_bundled_cap_is_noted_where_it_binds():
+    d = ShuffleAsymptoticsDashboard(query_string="epsilon0=4&n=100000&m=10")
+    notes = " ".join(a.text for a in d.figures["multi"].layout.annotations)
+    assert "trivial bound" in notes and "m·ε0 = 40" in notes

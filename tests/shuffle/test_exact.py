@@ -35,7 +35,7 @@ TWO_GROUPS = randomizer([0.5, 0.25, 0.25], [0.25, 0.375, 0.375])  # 3 outputs, 2
 def test_exact_epsilon_reference_values(e0, n, ref, ref_gdp):
     R = binary_rr(e0)
     digits = len(str(ref).split(".")[1])
-    assert round(exact_epsilon(R, n, 1e-6), digits) == ref
+    assert round(exact_epsilon(R, n, 1e-6, k=0), digits) == ref
     assert round(gdp_epsilon_at(gdp_mu(R, n), 1e-6), len(str(ref_gdp).split(".")[1])) == ref_gdp
 
 
@@ -109,7 +109,8 @@ def test_trinomial_k_rr_matches_ungrouped_enumeration():
     n = 6
     counts, q = histogram_law(R, n, k=0)
     p = q * likelihood_ratio(R, n, counts)
-    assert exact_delta(R, n, 0.3) == pytest.approx(max(hockey_stick(p, q, 0.3), hockey_stick(q, p, 0.3)), abs=1e-14)
+    assert exact_delta(R, n, 0.3, k=0) == pytest.approx(max(hockey_stick(p, q, 0.3), hockey_stick(q, p, 0.3)),
+                                                         abs=1e-14)
 
 
 @pytest.mark.parametrize("n", [10, 1000, 10**6, 10**7])
@@ -127,7 +128,7 @@ def test_binary_pmfs_sum_to_one_and_large_n_works(n):
 
 def test_general_k_and_large_k_convolution():
     R = binary_rr(1.0)
-    e0 = exact_epsilon(R, 10**5, 1e-6)
+    e0 = exact_epsilon(R, 10**5, 1e-6, k=0)
     e_half = exact_epsilon(R, 10**5, 1e-6, k=50_000)
     assert e_half <= e0 + 1e-9  # the canonical pair is the worst case for binary RR
     g = gdp_epsilon_at(gdp_mu(R, 10**5, k=50_000), 1e-6)
@@ -145,25 +146,25 @@ def test_multi_message_matches_spec_binomial_formula():
                      stats.binom.pmf(np.arange(m + 1), m, 1 - qf))
     for eps in (0.2, 0.6):
         ref = max(hockey_stick(T1, T0, eps), hockey_stick(T0, T1, eps))
-        assert exact_delta(binary_rr(e0), n, eps, messages=m) == pytest.approx(ref, rel=1e-10, abs=1e-15)
-    assert exact_epsilon(binary_rr(e0), n, 1e-6, messages=1) == exact_epsilon(binary_rr(e0), n, 1e-6)
+        assert exact_delta(binary_rr(e0), n, eps, messages=m, k=0) == pytest.approx(ref, rel=1e-10, abs=1e-15)
+    assert exact_epsilon(binary_rr(e0), n, 1e-6, messages=1, k=0) == exact_epsilon(binary_rr(e0), n, 1e-6, k=0)
     with pytest.raises(ValueError, match=r"messages must be 1 for randomizers with more than two"):
-        exact_delta(CUSTOM, 5, 0.1, messages=2)
+        exact_delta(CUSTOM, 5, 0.1, messages=2, k=0)
 
 
 def test_limits_and_monotonicity():
     R = binary_rr(1.0)
-    assert exact_delta(R, 1000, 1.0 + 1e-9) <= 1e-30  # beyond the local ε0 the ratio never exceeds e^ε
-    assert exact_delta(R, 1, 0.5) == pytest.approx(hockey_stick(R.W1, R.W0, 0.5))  # n = 1: no shuffling
-    eps = [exact_epsilon(R, n, 1e-6) for n in (100, 1000, 10_000)]
+    assert exact_delta(R, 1000, 1.0 + 1e-9, k=0) <= 1e-30  # beyond the local ε0 the ratio never exceeds e^ε
+    assert exact_delta(R, 1, 0.5, k=0) == pytest.approx(hockey_stick(R.W1, R.W0, 0.5))  # n = 1: no shuffling
+    eps = [exact_epsilon(R, n, 1e-6, k=0) for n in (100, 1000, 10_000)]
     assert eps[0] > eps[1] > eps[2]
-    d = exact_delta(R, 1000, np.linspace(0, 0.5, 11))
+    d = exact_delta(R, 1000, np.linspace(0, 0.5, 11), k=0)
     assert np.all(np.diff(d) <= 0)
-    assert exact_epsilon(R, 1000, 0.9) == 0.0  # δ(0) = TV < 0.9
+    assert exact_epsilon(R, 1000, 0.9, k=0) == 0.0  # δ(0) = TV < 0.9
     with pytest.raises(ValueError, match=r"^k must be an integer >= 0 and <= 99; got 100$"):
         exact_delta(R, 100, 0.1, k=100)
     with pytest.raises(ValueError, match=r"n must be small enough for an exact multinomial grid"):
-        exact_delta(k_rr(1.0, 4), 10**5, 0.1)
+        exact_delta(k_rr(1.0, 4), 10**5, 0.1, k=0)
 
 
 def test_tradeoff_is_dual_to_the_privacy_curve():
@@ -175,7 +176,7 @@ def test_tradeoff_is_dual_to_the_privacy_curve():
     assert np.all(np.diff(beta) <= 1e-12) and np.all(beta <= 1 - alpha + 1e-12)
     for eps in (0.1, 0.4):
         assert np.max(1 - beta - math.exp(eps) * alpha) == pytest.approx(
-            exact_delta(R, n, eps, direction="forward"), abs=2e-5)
+            exact_delta(R, n, eps, direction="forward", k=0), abs=2e-5)
 
 
 def test_tilted_fft_convolution_matches_direct_in_the_tails(monkeypatch):

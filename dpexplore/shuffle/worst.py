@@ -1,0 +1,614 @@
+"""Worst case over all neighbouring data sets of the shuffled histogram.
+
+The model: n users, each holds an input from the randomizer's input domain (``R.inputs``: 2 for
+binary-input randomizers, k for k-ary randomized response); neighbouring data sets differ in one
+user's input (replacement). The shuffled output is the histogram of the n reports, so a pair of
+neighbouring data sets is described, up to permutation of the users, by the target's two inputs
+(a, b) and the count vector c of the other n − 1 users' inputs.
+
+What is computed, and why it is (an upper bound on) the maximum
+-----------------------------------------------------------------
+1. **Exhaustive** (``exhaustive=True``): every pair up to the symmetries of the randomizer is
+   evaluated exactly and the maximum is taken — this *is* the worst case, by definition.
+   Binary inputs: the pairs are (T_{n,k}, T_{n,k+1}), k = 0 … n − 1 (k users of the others hold
+   1), both directions; for a symmetric randomizer (W1 = W0 reversed, e.g. binary RR) k and
+   n − 1 − k give the same two-sided profile, so k ≤ (n − 1)/2 suffices. k-RR (k ≥ 3): by the
+   symmetry of k-RR under permutations of the symbols the target moves 0 → 1 and the other users'
+   counts are (c_0, c_1, a multiset of counts on the symbols 2 … k − 1); each histogram law is an
+   exact multinomial convolution on the dense grid (tiny n only). The canonical pair (others at 0)
+   is *not* the worst case in general: others at a third symbol, or some k > 0 for binary RR, are
+   worse (paper-4 spec, round-1 correction; tests/shuffle/test_worst.py checks this by brute force).
+2. **Dominating pair** (always available for k-RR, binary RR included): every user's report
+   decomposes as W_x = (2/d)·U{0,1} + (rest), d = e^{ε0} + k − 1, because every k-RR law puts
+   mass ≥ 1/d on each of the symbols 0 and 1. Conditioning on which of the other users are
+   "clones" (report uniform on {0, 1}) and what the others reported, joint convexity of the
+   hockey-stick divergence gives, for *every* configuration of the others,
+   δ(ε) ≤ E_{C ~ Bin(n − 1, 2/d)} δ_C(ε), where δ_C is the pair "C clones + the target" on the
+   {0, 1} counts: P_C(x) = u·Bin(x − 1; C, ½) + v·Bin(x; C, ½), Q_C swaps u and v, u = e^{ε0}/d,
+   v = 1/d (x = number of 1s; target 1 vs 0; the target's reports outside {0, 1} have the same
+   mass under both and are separated from these cells once C is known, so they add nothing).
+   This is the clone reduction of Feldman, McMillan & Talwar (2023, their pair for binary RR),
+   derived here for k-RR (for k = 2 it is exactly their FMT23 pair). The variation-ratio analysis
+   of Wang et al. (2023, "Privacy amplification via shuffling: unified, simplified, and
+   tightened") refines this kind of reduction; it is *not* implemented here and we did not compare
+   against it. Because adding an independent clone is post-processing, δ_C is non-increasing in
+   C, so sums over blocks of C bracket the expectation rigorously: δ ≤ Σ_blocks P(block)·δ_{first C}
+   (upper) and ≥ Σ P(block)·δ_{next block's first C} (lower), with the binomial mass outside
+   mean ± 12 sd added to the upper value. O(number of blocks) per ε, i.e. O(1)–O(√n).
+3. **FMT21 clone pair** (Feldman, McMillan & Talwar 2021): bounds every ε0-LDP randomizer and
+   every data set; evaluated with the same block bracket. For large k and small ε0 it is tighter
+   than the k-RR clone pair (16-RR, ε0 = 0.5), so the certified value is the smaller of the two.
+4. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+
+:func:`worst_case_epsilon` returns the exhaustive maximum where the enumeration is affordable
+(``exhaustive=True``: lower = upper = the worst case) and otherwise the certified upper bound
+min(dominating pair, FMT21 pair, ε0) together with a *lower* end: the largest exact ε of the named pairs it
+evaluated (canonical pair, a few k > 0, the third-symbol pair where the grid is small). The true
+worst case lies in [lower, epsilon]; ``epsilon`` is never below it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from dpexplore.core.validation import check_delta, check_int
+
+from ._validate import check_real_array
+from .constants import _check_randomizer
+from .randomizers import Randomizer
+
+__all__ = [
+    "MAX_USERS",
+    "EXHAUSTIVE_BINARY_MAX_N",
+    "EXHAUSTIVE_BINARY_LIMIT",
+    "WorstCaseEpsilon",
+    "worst_case_epsilon",
+    "worst_case_delta",
+    "dominating_pair_delta",
+    "dominating_pair_epsilon",
+    "pure_pair",
+    "third_symbol_epsilon",
+]
+
+#: public maximum of n (users) for the worst-case and dominating-pair computations
+MAX_USERS = 10**9
+#: binary inputs: every pair k = 0 … n − 1 is evaluated exactly up to this n (default of ``exhaustive_max_n``)
+EXHAUSTIVE_BINARY_MAX_N = 600
+#: public maximum of ``exhaustive_max_n`` (n = 10⁴ takes ≈ 10–20 s on one core)
+EXHAUSTIVE_BINARY_LIMIT = 20_000
+_EXH_GRID_WORK = 3_000_000  # k-RR exhaustive enumeration: configurations × grid cells
+_BLOCKS = 256  # C-blocks of the dominating pair (error bars shrink like 1/blocks)
+_TAIL_SD = 12.0
+
+
+@dataclass(frozen=True)
+class WorstCaseEpsilon:
+    """ε(δ) in the worst case over neighbouring data sets (see the module docstring).
+
+    Attributes
+    ----------
+    epsilon : float
+        Certified: ≥ the ε of every neighbouring pair. Equal to the worst case when ``exhaustive``.
+    lower : float
+        Largest exact ε among the pairs evaluated (attained by ``pair``): the worst case is ≥ it.
+    exhaustive : bool
+        Every neighbouring pair was evaluated (then ``lower == epsilon``).
+    pair : str
+        The configuration attaining ``lower``.
+    method : str
+        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "trivial ε0").
+    dominating_upper, dominating_lower : float
+        The dominating-pair ε (upper) and its discretisation's lower end (NaN if not computed).
+    """
+
+    epsilon: float
+    lower: float
+    exhaustive: bool
+    pair: str
+    method: str
+    delta: float
+    n: int
+    dominating_upper: float = math.nan
+    dominating_lower: float = math.nan
+    #: for binary-input pairs (T_{n,k}, T_{n,k+1}): the k attaining ``lower`` (None otherwise)
+    pair_k: int | None = None
+
+    @property
+    def label(self) -> str:
+        """Short text for legends: which bound and which pair."""
+        if self.exhaustive:
+            return f"exact worst case over all neighbouring data sets (attained by {self.pair})"
+        return (f"worst case ≤ {self.epsilon:.4g} ({self.method}); ≥ {self.lower:.4g} attained by {self.pair}")
+
+
+# -- dominating (clone / variation-ratio) pair ---------------------------------------------------
+def _krr_params(R: Randomizer) -> tuple[float, float, float, int]:
+    if R.krr is None:
+        raise ValueError("the dominating pair is implemented for k-ary randomized response (binary_rr / k_rr); "
+                         f"got the custom randomizer {R.name!r}")
+    e0, k = R.krr
+    d = math.exp(e0) + k - 1
+    return math.exp(e0) / d, 1.0 / d, 2.0 / d, k
+
+
+def _clone_tail(u: float, v: float, C: np.ndarray, gamma: float) -> np.ndarray:
+    """δ_C(ε) = Σ_x (P_C(x) − γ Q_C(x))_+ for each C (x = 1s among clones + target; by symmetry
+    the reverse direction is the same with 0s).
+
+    P_C/Q_C is increasing in x (Bin(x − 1)/Bin(x) = x/(C − x + 1)), so the positive part is one
+    tail x ≥ x_min; x_min from the threshold, and its two neighbours are tried as well (each choice
+    is a lower value of the supremum, the true threshold is among them): float rounding never
+    makes δ_C too small.
+    """
+    out = np.zeros(C.shape)
+    if u <= gamma * v:
+        return out
+    t_star = (gamma * u - v) / (u - gamma * v)  # P/Q > γ  <=>  x/(C − x + 1) > t*
+    xm = np.floor(t_star * (C + 1.0) / (1.0 + t_star)) + 1.0
+    for shift in (-1.0, 0.0, 1.0):
+        x = np.clip(xm + shift, 0.0, C + 1.0)
+        s1 = stats.binom.sf(x - 2.0, C, 0.5)  # P(Bin(C, ½) ≥ x − 1)
+        s0 = stats.binom.sf(x - 1.0, C, 0.5)  # P(Bin(C, ½) ≥ x)
+        val = (u * s1 + v * s0) - gamma * (v * s1 + u * s0)
+        out = np.maximum(out, val)
+    return np.maximum(out, 0.0)
+
+
+def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
+                      need: str = "both") -> tuple[float, float]:
+    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing).
+
+    ``need="upper"`` / ``"lower"`` skips the other end (returned as NaN) — half the work.
+    """
+    gamma = math.exp(min(eps, 700.0))
+    mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
+    lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
+    hi = min(N, int(math.ceil(mean + _TAIL_SD * sd + _TAIL_SD)))
+    width = max(1, math.ceil((hi - lo + 1) / blocks))
+    starts = np.arange(lo, hi + 1, width, dtype=float)
+    ends = np.minimum(starts + width - 1, hi)
+    cdf_hi = stats.binom.cdf(ends, N, r)
+    cdf_lo = stats.binom.cdf(starts - 1, N, r)
+    w = np.maximum(cdf_hi - cdf_lo, 0.0)
+    outside = float(stats.binom.cdf(lo - 1, N, r) + stats.binom.sf(hi, N, r))
+    nxt = np.append(starts[1:], float(hi + 1))
+    if width == 1:
+        val = float(np.dot(w, _clone_tail(u, v, starts, gamma)))
+        return min(1.0, val + outside), val
+    up = min(1.0, float(np.dot(w, _clone_tail(u, v, starts, gamma))) + outside) if need != "lower" else math.nan
+    low = float(np.dot(w, _clone_tail(u, v, nxt, gamma))) if need != "upper" else math.nan
+    return up, low
+
+
+def dominating_pair_delta(randomizer: Randomizer, n: int, epsilon, *, bound: str = "upper"):
+    """δ(ε) of the dominating pair: ≥ δ(ε) of every neighbouring pair of n shuffled k-RR reports.
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+        From :func:`binary_rr` or :func:`k_rr`.
+    n : int
+        Users, 2 ≤ n ≤ :data:`MAX_USERS`.
+    epsilon : float or array_like
+    bound : {"upper", "lower"}
+        The certified upper end, or the lower end of the block discretisation (the error bar).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> up = dominating_pair_delta(binary_rr(2.0), 10_000, 0.1)
+    >>> lo = dominating_pair_delta(binary_rr(2.0), 10_000, 0.1, bound="lower")
+    >>> lo <= up
+    True
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    if bound not in ("upper", "lower"):
+        raise ValueError(f"bound must be 'upper' or 'lower'; got {bound!r}")
+    eps = check_real_array(epsilon, "epsilon")
+    u, v, r, _ = _krr_params(R)
+    i = 0 if bound == "upper" else 1
+    out = np.array([_dominating_delta(u, v, r, n - 1, float(e))[i] for e in eps.ravel()]).reshape(eps.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def dominating_pair_epsilon(randomizer: Randomizer, n: int, delta: float) -> tuple[float, float]:
+    """(upper, lower) ε(δ) of the dominating pair; ``upper`` is a certified worst-case ε (≤ ε0).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> up, lo = dominating_pair_epsilon(binary_rr(4.0), 100_000, 1e-6)
+    >>> lo <= up < 4.0
+    True
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    delta = check_delta(delta)
+    u, v, r, _ = _krr_params(R)
+    return _clone_mixture_epsilon(u, v, r, n - 1, delta)
+
+
+def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
+                           lower: bool = True) -> tuple[float, float]:
+    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair, target weights (u, v); lower NaN if not asked."""
+    e0 = math.log(u / v)
+    res = []
+    for i in ((0, 1) if lower else (0,)):
+        def f(e, i=i):
+            return math.log(max(_dominating_delta(u, v, r, N, e, need=("upper", "lower")[i])[i], 1e-300)) \
+                - math.log(delta)
+        if f(0.0) <= 0:
+            res.append(0.0)
+            continue
+        if f(e0) > 0:  # cannot happen (δ_C(ε0) = 0); trivial bound
+            res.append(e0)
+            continue
+        root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
+        if i == 0:  # step onto the feasible side so the upper value is certified
+            while f(root) > 0:
+                root = min(e0, root + 1e-6 * max(1e-3, root))
+        res.append(root)
+    if not lower:
+        return res[0], math.nan
+    return res[0], min(res[1], res[0])
+
+
+# -- exact pairs with all other users at one symbol -------------------------------------------
+def pure_pair(randomizer: Randomizer, n: int, *, others: int):
+    """The exact pair "target 0 → 1, all n − 1 other users hold symbol ``others``".
+
+    With H_n = Mult(n, W_s) (s = ``others``), the laws with the target at b are
+    H_n(N)·(1/n) Σ_y N_y W_b(y)/W_s(y) (the paper's canonical likelihood-ratio identity with
+    reference symbol s), evaluated on the histogram grouped into {0}, {1}, {s}, {the rest}
+    (sufficient: W_0, W_1 and W_s are constant on each group). ``others=0`` is the canonical pair;
+    ``others=2`` the third-symbol pair of k-RR.
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import k_rr
+    >>> round(pure_pair(k_rr(2.0, 3), 1000, others=2).epsilon(1e-6), 4)
+    0.372
+    """
+    from .exact import GRID_CELL_LIMIT, ShuffledPair, _grid_counts
+
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=1, high=MAX_USERS)
+    s = check_int(others, "others", low=0, high=R.inputs - 1)
+    if R.krr is None and s > 1:
+        raise ValueError(f"others must be 0 or 1 for a custom binary-input randomizer; got {others!r}")
+    if R.krr is not None:
+        e0, k = R.krr
+        d = math.exp(e0) + k - 1
+        Ws = np.full(k, 1.0 / d)
+        Ws[s] = math.exp(e0) / d
+    else:
+        Ws = R.W1 if s == 1 else R.W0
+    groups = sorted({0, 1, s})
+    labels = np.full(R.K, len(groups))
+    for g, y in enumerate(groups):
+        labels[y] = g
+    G = int(labels.max()) + 1
+    cells = (n + 1) ** (G - 1)
+    if cells > GRID_CELL_LIMIT:
+        raise ValueError(f"n must satisfy (n + 1)^{G - 1} <= {GRID_CELL_LIMIT} for the exact pure-configuration "
+                         f"pair with {G} groups; got n={n}")
+    ws = np.bincount(labels, weights=Ws, minlength=G)
+    r0 = np.bincount(labels, weights=R.W0, minlength=G) / ws  # W_0/W_s, constant on each group
+    r1 = np.bincount(labels, weights=R.W1, minlength=G) / ws
+    counts, valid = _grid_counts(n, G)
+    counts = counts[valid]
+    lgam = special.gammaln(np.arange(n + 2) + 1.0)
+    with np.errstate(divide="ignore"):
+        logh = lgam[n] - lgam[counts].sum(axis=1) + counts @ np.log(ws)
+        logq = logh + np.log(counts @ r0 / n)
+        logp = logh + np.log(counts @ r1 / n)
+    return ShuffledPair(R, n, 0, 1, logp, logq, counts, 0.0, 0.0, f"pure configuration (others at {s}, {G} groups)")
+
+
+
+# -- the third-symbol pair at any n (k-RR, k ≥ 3) ------------------------------------------------
+def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
+    """δ(ε) of the third-symbol pair with the outputs ≠ 0, 1 merged (a lower value, exact for k = 3).
+
+    Others at symbol 2: each other report is 0 or 1 w.p. 1/d each (a "clone" given it lands in
+    {0, 1}), so with T = N_0 + N_1 and C ~ Bin(n − 1, 2/d) the clones among the others,
+    P(T, N_1) = Pr(C = T)·w·Bin(N_1; T, ½) + Pr(C = T − 1)·[u·Bin(N_1 − 1; T − 1, ½) + v·Bin(N_1; T − 1, ½)],
+    w = (k − 2)/d (target outside {0, 1}), Q swaps u and v. Divided by Bin(N_1; T, ½), both are
+    linear in N_1 (Bin(N_1 − 1; T − 1)/Bin(N_1; T) = 2N_1/T, Bin(N_1; T − 1)/Bin(N_1; T) = 2(T − N_1)/T),
+    so P − γQ > 0 on a half-line of N_1 and each T costs two binomial tails: O(√n) per ε. Merging
+    the outputs ≠ 0, 1 is post-processing (exact for k = 3, where only symbol 2 is left); T outside
+    mean ± 9 sd is dropped and the threshold used gives a lower value of the supremum, so the
+    result is never above the pair's true δ — a valid lower end for the worst case.
+    """
+    u, v, r, k = _krr_params(R)
+    w = 1.0 - u - v
+    gamma = math.exp(min(eps, 700.0))
+    N = n - 1
+    mean, sd = N * r, math.sqrt(N * r * (1 - r))
+    lo = max(1, int(math.floor(mean - 9 * sd - 9)))  # dropping T beyond ±9 sd only lowers δ (a lower value)
+    hi = min(N + 1, int(math.ceil(mean + 9 * sd + 10)))
+    T = np.arange(lo, hi + 1, dtype=float)
+    a_T = stats.binom.pmf(T, N, r) * w  # C = T: the target is outside {0, 1}
+    z_T = stats.binom.pmf(T - 1, N, r)  # C = T − 1: the target is in {0, 1}
+    # per cell, divided by Bin(N_1; T, ½): P = a + z(2u N_1 + 2v (T − N_1))/T, Q = a + z(2v N_1 + 2u (T − N_1))/T
+    cP, sP = a_T + 2 * v * z_T, 2 * (u - v) * z_T / T  # P = cP + sP·N_1
+    cQ, sQ = a_T + 2 * u * z_T, -2 * (u - v) * z_T / T
+    alpha, beta = cP - gamma * cQ, sP - gamma * sQ  # P − γQ = α + β N_1, β > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x0 = np.where(beta > 0, np.floor(-alpha / beta) + 1, T + 1)
+    a = np.clip(x0, 0, T + 1)  # any threshold gives a lower value of the supremum
+    tail0 = stats.binom.sf(a - 1, T, 0.5)  # Σ_{N_1 ≥ a} Bin(N_1; T, ½)
+    tail1 = 0.5 * T * stats.binom.sf(a - 2, T - 1, 0.5)  # Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½)
+    return float(np.sum(np.maximum(alpha * tail0 + beta * tail1, 0.0)))
+
+
+def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
+    """ε(δ) of the third-symbol pair of k-RR (outputs ≠ 0, 1 merged): exact for k = 3, a lower value for k > 3.
+
+    Either way a valid *lower* end of the worst case over data sets, at any n (O(√n) per ε).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import k_rr
+    >>> round(third_symbol_epsilon(k_rr(2.0, 3), 1000, 1e-6), 4)  # = pure_pair(..., others=2)
+    0.372
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    delta = check_delta(delta)
+    if R.krr is None or R.inputs < 3:
+        raise ValueError(f"randomizer must be k-RR with k >= 3 for the third-symbol pair; got {R.name!r}")
+    e0 = R.krr[0]
+    f = lambda e: _third_symbol_delta(R, n, e) - delta  # noqa: E731
+    if f(0.0) <= 0:
+        return 0.0
+    if f(e0) > 0:
+        return e0
+    root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
+    while root > 0 and f(root) <= 0:  # step to the infeasible side: the lower end stays a lower end
+        root = max(0.0, root - 1e-6 * max(1e-3, root))
+    return root
+
+
+# -- exhaustive enumeration ----------------------------------------------------------------------
+def _krr_matrix(R: Randomizer) -> np.ndarray:
+    e0, k = R.krr
+    d = math.exp(e0) + k - 1
+    W = np.full((k, k), 1.0 / d)
+    np.fill_diagonal(W, math.exp(e0) / d)
+    return W
+
+
+def _dense_law(inputs: list[int], W: np.ndarray, n: int) -> np.ndarray:
+    """Law of the histogram of reports of users with these inputs, on the dense (n + 1)^K grid."""
+    K = W.shape[1]
+    L = np.zeros((n + 1,) * K)
+    L[(0,) * K] = 1.0
+    for x in inputs:
+        new = np.zeros_like(L)
+        for y in range(K):
+            src = tuple(slice(0, n) if j == y else slice(None) for j in range(K))
+            dst = tuple(slice(1, n + 1) if j == y else slice(None) for j in range(K))
+            new[dst] += W[x, y] * L[src]
+        L = new
+    return L.ravel()
+
+
+def _krr_configs(n_others: int, k: int):
+    """Others' counts (c0, c1, then non-increasing counts on symbols 2..k−1), up to symmetry."""
+    def parts(total, m, cap):
+        if m == 0:
+            if total == 0:
+                yield ()
+            return
+        for first in range(min(total, cap), -1, -1):
+            for rest in parts(total - first, m - 1, first):
+                yield (first, *rest)
+    for c0 in range(n_others + 1):
+        for c1 in range(n_others - c0 + 1):
+            for rest in parts(n_others - c0 - c1, k - 2, n_others):
+                yield (c0, c1, *rest)
+
+
+def _exhaustive_krr_feasible(n: int, k: int) -> bool:
+    if k > 4 or (n + 1) ** k > 100_000:
+        return False
+    configs = sum(1 for _ in _krr_configs(n - 1, k))
+    return (n + 1) ** k * n * k * configs <= _EXH_GRID_WORK
+
+
+def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
+    from .exact import shuffled_pair
+
+    best, arg, self_k = -1.0, "", None
+    if R.inputs == 2:
+        sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
+        ks = range(0, (n - 1) // 2 + 1) if sym else range(0, n)
+        for k in ks:
+            pair = shuffled_pair(R, n, k=k, cache=False)
+            if best >= 0 and pair.delta(best) <= delta:
+                continue
+            e = pair.epsilon(delta)
+            if e > best:
+                best, arg, self_k = e, f"k = {k} of the other users hold 1", k
+        return best, arg, self_k
+    W = _krr_matrix(R)
+    k = W.shape[0]
+    for cfg in _krr_configs(n - 1, k):
+        others = [s for s, c in enumerate(cfg) for _ in range(c)]
+        P = _dense_law(others + [1], W, n)
+        Q = _dense_law(others + [0], W, n)
+        from dpexplore.core.privacy_curves import exact_epsilon as _pq_eps
+        e = max(_pq_eps(P, Q, delta), _pq_eps(Q, P, delta))
+        if e > best:
+            best, arg = e, f"others' input counts {cfg}"
+    return best, arg, None
+
+
+def _exhaustive_ok(R: Randomizer, n: int, max_n: int = EXHAUSTIVE_BINARY_MAX_N) -> bool:
+    if R.inputs == 2:
+        return R.grouped().K == 2 and n <= max_n
+    return _exhaustive_krr_feasible(n, R.inputs)
+
+
+# -- public entry points -------------------------------------------------------------------------
+def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
+                       max_grid_cells: int | None = None, lower: bool = True,
+                       exhaustive_max_n: int = EXHAUSTIVE_BINARY_MAX_N) -> WorstCaseEpsilon:
+    """ε(δ) of the shuffled histogram in the worst case over all neighbouring data sets.
+
+    See the module docstring for the three methods (exhaustive enumeration, the dominating pair,
+    the trivial ε0) and why each is ≥ the ε of every neighbouring pair.
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+    n : int
+        Users, 2 ≤ n ≤ :data:`MAX_USERS`.
+    delta : float
+    max_grid_cells : int, optional
+        Largest multinomial grid for the named k-RR pairs of the lower end (default
+        ``GRID_CELL_LIMIT``; the dashboard passes a smaller one to stay interactive).
+    lower : bool
+        Compute the lower end (named pairs). ``False`` skips it where the enumeration is not
+        exhaustive (``lower`` is then 0 and ``pair`` says so): :func:`exact_epsilon` needs only the
+        certified value.
+    exhaustive_max_n : int
+        Binary inputs: evaluate every pair k = 0 … n − 1 up to this n (default
+        :data:`EXHAUSTIVE_BINARY_MAX_N`, at most :data:`EXHAUSTIVE_BINARY_LIMIT`; ≈ 2 s at
+        n = 2000, 10–20 s at n = 10⁴). The exhaustive maximum is often far below the dominating
+        pair (binary RR, ε0 = 4, n = 10⁴, δ = 10⁻⁶: 0.315 exact worst case).
+
+    Returns
+    -------
+    WorstCaseEpsilon
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr, k_rr
+    >>> w = worst_case_epsilon(binary_rr(2.0), 200, 1e-3)
+    >>> w.exhaustive, w.lower == w.epsilon
+    (True, True)
+    >>> w = worst_case_epsilon(k_rr(2.0, 3), 1000, 1e-6)
+    >>> w.lower <= w.epsilon and w.lower >= 0.3719
+    True
+    """
+    from .exact import GRID_CELL_LIMIT, shuffled_pair
+
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    delta = check_delta(delta)
+    cells_max = GRID_CELL_LIMIT if max_grid_cells is None else check_int(max_grid_cells, "max_grid_cells", low=1,
+                                                                          high=GRID_CELL_LIMIT)
+    ex_max = check_int(exhaustive_max_n, "exhaustive_max_n", low=2, high=EXHAUSTIVE_BINARY_LIMIT)
+    e_loc = R.local_epsilon
+    if _exhaustive_ok(R, n, ex_max):
+        e, arg, pk = _exhaustive(R, n, delta)
+        e = min(e, e_loc)
+        return WorstCaseEpsilon(e, e, True, arg, "exhaustive", delta, n, pair_k=pk)
+    # lower end: exact named pairs
+    want_lower = bool(lower)
+    lower, arg, pk = -1.0, "", None
+    cands: list[tuple[str, object, int | None]] = []
+    if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
+        kmax = 8 if R.grouped().K == 2 else 0
+        for k in sorted({0, *[j for j in (1, 2, 3, 4, 8) if j <= kmax and j < n]}):
+            cands.append((f"k = {k} of the other users hold 1" if k else "canonical pair (others at 0)",
+                          lambda k=k: shuffled_pair(R, n, k=k), k))
+    if R.inputs >= 3:
+        G = 3 if R.inputs == 3 else 4
+        if (n + 1) ** (G - 1) <= cells_max:
+            cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2), None))
+        else:
+            cands.append(("third-symbol pair (others at symbol 2" + (")" if R.inputs == 3 else
+                                                                      "; outputs ≠ 0, 1 merged: a lower value)"),
+                          None, None))
+    for name, make, kk in (cands if want_lower else []):
+        try:
+            e = third_symbol_epsilon(R, n, delta) if make is None else make().epsilon(delta)
+        except ValueError:
+            continue
+        if e > lower:
+            lower, arg, pk = e, name, kk
+    up, dlo = (math.nan, math.nan)
+    method = "trivial ε0 (post-processing of ε0-LDP reports)"
+    eps = e_loc
+    if R.krr is not None:
+        u_, v_, r_, _ = _krr_params(R)
+        up, dlo = _clone_mixture_epsilon(u_, v_, r_, n - 1, delta, lower=want_lower)
+        if up < eps:
+            eps, method = up, "dominating pair (clone reduction)"
+        # FMT21's clone pair bounds every ε0-LDP randomizer and data set too; for large k at small ε0 it is
+        # tighter than the k-RR clone pair (16-RR, ε0 = 0.5): the certified value is the smaller one
+        a = 1.0 / (1.0 + math.exp(-e_loc))
+        # only solve for FMT21's ε where it can win: its δ at the current ε must already be ≤ δ
+        if _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, eps, need="upper")[0] <= delta:
+            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False)
+            if up21 < eps:
+                eps, method = up21, "FMT21 clone pair (block upper end)"
+    if lower < 0:
+        lower, arg = 0.0, ("none evaluated exactly at this n" if want_lower else "not computed (lower=False)")
+    if lower > eps * (1 + 1e-6) + 1e-9:  # a named pair above a certified bound: a bug, never hide it
+        raise RuntimeError(f"internal error: exact pair ε {lower} exceeds the certified bound {eps} ({method})")
+    return WorstCaseEpsilon(eps, min(lower, eps), False, arg, method, delta, n, up, dlo, pk)
+
+
+def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells: int | None = None,
+                     lower: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
+
+    Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
+    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair) at each ε (0 for ε ≥ ε0,
+    the trivial bound; 1 for a custom randomizer), lower = the largest exact δ of the named pairs
+    (canonical, third symbol); ``lower=False`` skips it (zeros) where not exhaustive.
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> up, lo, ex = worst_case_delta(binary_rr(1.0), 100, [0.2, 0.5])
+    >>> ex and bool(np.all(up == lo)) and bool(up[0] > up[1])
+    True
+    """
+    from .exact import GRID_CELL_LIMIT, shuffled_pair
+
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    eps = np.atleast_1d(check_real_array(epsilon, "epsilon"))
+    cells_max = GRID_CELL_LIMIT if max_grid_cells is None else check_int(max_grid_cells, "max_grid_cells", low=1,
+                                                                          high=GRID_CELL_LIMIT)
+    e_loc = R.local_epsilon
+    if R.inputs == 2 and R.grouped().K == 2 and n <= EXHAUSTIVE_BINARY_MAX_N:
+        sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
+        ks = range(0, (n - 1) // 2 + 1) if sym else range(0, n)
+        best = np.zeros(eps.shape)
+        for k in ks:
+            best = np.maximum(best, shuffled_pair(R, n, k=k, cache=False).delta(eps))
+        best = np.where(eps >= e_loc, 0.0, best)
+        return best, best.copy(), True
+    want_lower = bool(lower)
+    lower = np.zeros(eps.shape)
+    if not want_lower:
+        pass
+    elif R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
+        lower = np.maximum(lower, shuffled_pair(R, n).delta(eps))
+    if not want_lower:
+        pass
+    elif R.inputs >= 3 and (n + 1) ** (2 if R.inputs == 3 else 3) <= cells_max:
+        lower = np.maximum(lower, pure_pair(R, n, others=2).delta(eps))
+    elif R.inputs >= 3:
+        lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
+    if R.krr is not None:
+        u, v, r, _ = _krr_params(R)
+        a = 1.0 / (1.0 + math.exp(-e_loc))  # FMT21 clone pair: also bounds every data set (see worst_case_epsilon)
+        up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
+                           _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
+                       for e in eps])
+    else:
+        up = np.ones(eps.shape)
+    up = np.where(eps >= e_loc, 0.0, up)
+    return np.maximum(up, lower), np.minimum(lower, up), False

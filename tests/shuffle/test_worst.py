@@ -1,0 +1,219 @@
+"""Worst case over neighbouring data sets: brute force over every data set at small n."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpexplore.core.privacy_curves import exact_epsilon as pq_epsilon
+from dpexplore.core.privacy_curves import hockey_stick
+from dpexplore.shuffle import (
+    binary_rr,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+    exact_delta,
+    exact_epsilon,
+    k_rr,
+    pure_pair,
+    worst_case_delta,
+    worst_case_epsilon,
+)
+
+
+def _law(inputs, W, n):
+    """Histogram law of independent reports (row W[x] for input x), dense over {0..n}^K — written
+    independently of dpexplore.shuffle.worst (index arithmetic on a flat array)."""
+    K = W.shape[1]
+    shape = (n + 1,) * K
+    strides = [int(np.prod(shape[j + 1:])) for j in range(K)]
+    L = np.zeros(int(np.prod(shape)))
+    L[0] = 1.0
+    for x in inputs:
+        new = np.zeros_like(L)
+        idx = np.nonzero(L)[0]
+        for y in range(K):
+            new[idx + strides[y]] += W[x, y] * L[idx]
+        L = new
+    return L
+
+
+def _krr_W(e0, k):
+    d = math.exp(e0) + k - 1
+    W = np.full((k, k), 1.0 / d)
+    np.fill_diagonal(W, math.exp(e0) / d)
+    return W
+
+
+def _brute_force(e0, k, n, delta):
+    """max ε over EVERY data set in {0..k−1}^n and every replacement of one user's input
+    (data sets with the same multiset of inputs have the same histogram law; no other symmetry used)."""
+    W = _krr_W(e0, k)
+    best = 0.0
+    seen = set()
+    for data in itertools.product(range(k), repeat=n):
+        for i in range(n):
+            for b in range(k):
+                if b == data[i]:
+                    continue
+                d2 = list(data)
+                d2[i] = b
+                key = (tuple(sorted(data)), tuple(sorted(d2)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                P, Q = _law(d2, W, n), _law(data, W, n)
+                best = max(best, pq_epsilon(P, Q, delta))
+    return best
+
+
+@pytest.mark.parametrize("e0,k,n,delta", [
+    (2.0, 2, 9, 1e-2), (1.0, 2, 9, 0.05), (4.0, 2, 8, 1e-3),
+    (2.0, 3, 6, 1e-2), (1.0, 3, 6, 0.05),
+    (2.0, 4, 5, 1e-2), (1.0, 4, 5, 0.05),
+])
+def test_worst_case_equals_brute_force_over_all_data_sets(e0, k, n, delta):
+    R = binary_rr(e0) if k == 2 else k_rr(e0, k)
+    w = worst_case_epsilon(R, n, delta)
+    bf = _brute_force(e0, k, n, delta)
+    assert w.exhaustive and w.epsilon == pytest.approx(bf, rel=1e-9, abs=1e-11)
+    assert exact_epsilon(R, n, delta) == w.epsilon
+    # the dominating pair is a certified bound over every data set
+    assert dominating_pair_epsilon(R, n, delta)[0] >= bf - 1e-9
+
+
+def test_third_symbol_is_worse_than_the_canonical_pair_for_k_rr():
+    # issue 14: 3-RR, n = 1000, ε0 = 2, δ = 1e-6 — the canonical pair says 0.3000, the third-symbol pair 0.3720
+    R = k_rr(2.0, 3)
+    canon = exact_epsilon(R, 1000, 1e-6, k=0)
+    third = pure_pair(R, 1000, others=2).epsilon(1e-6)
+    assert round(canon, 4) == 0.3 and round(third, 4) == 0.372
+    w = worst_case_epsilon(R, 1000, 1e-6)
+    assert w.lower >= third - 1e-12 and w.epsilon >= third and "third" in w.pair
+    assert exact_epsilon(R, 1000, 1e-6) >= third  # failed before: exact_epsilon returned the canonical 0.3000
+
+
+@pytest.mark.parametrize("e0,k,n", [(2.0, 3, 6), (1.0, 4, 5), (3.0, 3, 5)])
+def test_pure_pair_matches_the_dense_law(e0, k, n):
+    W = _krr_W(e0, k)
+    P, Q = _law([2] * (n - 1) + [1], W, n), _law([2] * (n - 1) + [0], W, n)
+    pair = pure_pair(k_rr(e0, k), n, others=2)
+    for eps in (0.0, 0.3, 1.0):
+        assert pair.delta(eps, "forward") == pytest.approx(hockey_stick(P, Q, eps), abs=1e-12)
+        assert pair.delta(eps, "reverse") == pytest.approx(hockey_stick(Q, P, eps), abs=1e-12)
+
+
+def test_binary_rr_k0_is_not_the_worst_pair_and_the_worst_case_covers_it():
+    R = binary_rr(2.0)
+    e0, e3 = (exact_epsilon(R, 10_000, 1e-6, k=k) for k in (0, 3))
+    assert e3 > e0  # issue 14, item 2
+    w = worst_case_epsilon(R, 10_000, 1e-6)
+    assert w.lower >= e3 and w.epsilon >= w.lower and not w.exhaustive
+    # exhaustive range: the maximum over k is attained at some k > 0 here
+    w = worst_case_epsilon(R, 600, 1e-6)
+    assert w.exhaustive and w.pair != "k = 0 of the other users hold 1"
+    assert w.epsilon >= exact_epsilon(R, 600, 1e-6, k=0)
+
+
+@pytest.mark.parametrize("R,n", [(binary_rr(1.0), 400), (binary_rr(4.0), 300), (k_rr(2.0, 3), 300)])
+def test_dominating_pair_bounds_every_exact_pair_and_brackets_itself(R, n):
+    eps = np.array([0.05, 0.2, 0.5, 1.0])
+    up = dominating_pair_delta(R, n, eps)
+    lo = dominating_pair_delta(R, n, eps, bound="lower")
+    assert np.all(lo <= up + 1e-15)
+    pairs = [exact_delta(R, n, eps, k=k) for k in ((0, 1, 5, n // 2) if R.inputs == 2 else (0, 1, 5))]
+    if R.inputs >= 3:
+        pairs.append(pure_pair(R, n, others=2).delta(eps))
+    for d in pairs:
+        assert np.all(d <= up + 1e-12)
+    wu, wl, ex = worst_case_delta(R, n, eps)
+    assert np.all(wl <= wu) and np.all(wu <= np.maximum(up, 0) + 1e-15)
+
+
+def test_dominating_pair_blocks_converge_at_large_n():
+    up, lo = dominating_pair_epsilon(binary_rr(1.0), 10**7, 1e-6)
+    assert lo <= up and (up - lo) / up < 1e-3  # block discretisation: a tight bracket
+
+
+def test_worst_case_is_capped_by_the_local_epsilon():
+    w = worst_case_epsilon(binary_rr(1.0), 3, 1e-9)
+    assert w.epsilon <= 1.0 + 1e-12
+
+
+def test_profile_export_round_trips_and_brackets():
+    import csv
+    import io
+    import json
+
+    from dpexplore.shuffle import privacy_profile
+
+    prof = privacy_profile(k_rr(2.0, 3), 400, epsilons=[0.1, 0.5], deltas=[1e-6, 1e-3])
+    rows = list(csv.reader(io.StringIO(prof.to_csv())))
+    assert rows[1] == ["kind", "x", "upper", "lower"] and len(rows) == 2 + 2 + 2
+    assert float(rows[2][2]) == prof.delta_upper[0]
+    d = json.loads(prof.to_json())
+    assert d["epsilon_of_delta"]["epsilon_upper"] == prof.epsilon_upper.tolist()
+    assert np.all(prof.delta_lower <= prof.delta_upper) and np.all(prof.epsilon_lower <= prof.epsilon_upper)
+    # the lower end is attained by the third-symbol pair
+    assert prof.epsilon_lower[0] == pytest.approx(pure_pair(k_rr(2.0, 3), 400, others=2).epsilon(1e-6), rel=1e-12)
+
+
+def test_composition_by_dp_accounting_is_between_one_round_and_the_trivial_sum():
+    from dpexplore.shuffle import compose_rounds
+
+    R = binary_rr(2.0)
+    one = compose_rounds(R, 2000, 1, 1e-6)
+    up, lo = dominating_pair_epsilon(R, 2000, 1e-6)
+    # PLD of the same dominating pair, losses rounded up by at most 1e-4: within [lo, up + 2e-4]
+    assert lo - 1e-9 <= one.epsilon <= up + 2e-4
+    ten = compose_rounds(R, 2000, 10, 1e-6)
+    assert one.epsilon < ten.epsilon < 10 * one.epsilon and not ten.capped
+    # the composed curve is certified: at least the largest single pair, composed (here: ≥ one round)
+    assert ten.epsilon >= worst_case_epsilon(R, 2000, 1e-6).lower
+
+
+def test_size_caps_raise_before_allocation():
+    from dpexplore.shuffle import compose_rounds, gdp_epsilon_multi, gdp_mu_multi
+
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 2 and <= 10000; got 1000000000$"):
+        k_rr(1.0, 10**9)
+    with pytest.raises(ValueError, match=r"m must be an integer >= 1 and <= 10000; got 1000000000"):
+        gdp_mu_multi(binary_rr(1.0), 1000, 10**9, bundled=True)
+    with pytest.raises(ValueError, match=r"rounds must be an integer >= 1 and <= 100000"):
+        compose_rounds(binary_rr(1.0), 100, 10**9, 1e-6)
+    with pytest.raises(ValueError, match=r"n must be an integer >= 2 and <= 200000"):
+        compose_rounds(binary_rr(1.0), 10**6, 2, 1e-6)
+    r = gdp_epsilon_multi(binary_rr(4.0), 100_000, 10, 1e-6, bundled=True)  # was 9.8e11
+    assert r.epsilon == 40.0 and r.capped and r.uncapped > 40
+    assert gdp_mu_multi(binary_rr(4.0), 1000, 10_000, bundled=True) == math.inf  # no OverflowError
+
+
+def test_third_symbol_pair_at_any_n_matches_the_grid_and_is_a_lower_end():
+    from dpexplore.shuffle.worst import third_symbol_epsilon
+
+    R3 = k_rr(2.0, 3)
+    assert third_symbol_epsilon(R3, 1000, 1e-6) == pytest.approx(pure_pair(R3, 1000, others=2).epsilon(1e-6),
+                                                                  rel=2e-6)
+    R4 = k_rr(1.0, 4)  # outputs ≠ 0, 1 merged: post-processing, so ≤ the pair's ε
+    assert third_symbol_epsilon(R4, 150, 1e-3) <= pure_pair(R4, 150, others=2).epsilon(1e-3)
+    w = worst_case_epsilon(k_rr(2.0, 3), 10**6, 1e-6)
+    assert 0 < w.lower <= w.epsilon and "third-symbol" in w.pair
+
+
+def test_fmt21_pair_takes_over_where_it_is_tighter():
+    from dpexplore.shuffle import fmt_epsilon
+
+    R = k_rr(0.5, 16)
+    w = worst_case_epsilon(R, 10**5, 1e-6)
+    assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
+    assert w.epsilon <= fmt_epsilon(0.5, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
+
+
+def test_exhaustive_range_can_be_extended_and_is_inside_the_bracket():
+    R = binary_rr(4.0)
+    br = worst_case_epsilon(R, 1200, 1e-6)  # default: not exhaustive at n = 1200
+    ex = worst_case_epsilon(R, 1200, 1e-6, exhaustive_max_n=1200)
+    assert not br.exhaustive and ex.exhaustive
+    assert br.lower <= ex.epsilon + 1e-12 <= br.epsilon + 1e-12
