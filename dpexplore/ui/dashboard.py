@@ -87,6 +87,35 @@ def _in_kernel() -> bool:
     return ip is not None and getattr(ip, "kernel", None) is not None
 
 
+def _server_log(text: str) -> None:
+    """Write to the kernel process's real stderr (the server's log), not to the browser.
+
+    In a kernel, ipykernel forwards both ``sys.stderr`` and file descriptor 2 to the client as
+    ``stream`` messages; it keeps the original descriptor as ``_original_stdstream_copy``.
+    """
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if isinstance(fd, int):
+        os.write(fd, text.encode(errors="replace"))
+    elif sys.__stderr__ is not None:
+        sys.__stderr__.write(text)
+        sys.__stderr__.flush()
+
+
+def _numeric_trait(w: widgets.Widget, name: str) -> bool:
+    value = getattr(w, name, None)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _non_finite(v: Any) -> bool:
+    """NaN/±Inf, also as the strings jupyter_client's fallback makes of them ('nan', 'inf', '1e999')."""
+    if isinstance(v, str) and len(v) < 40:
+        try:
+            v = float(v)
+        except ValueError:
+            return False
+    return isinstance(v, float) and not math.isfinite(v)
+
+
 def _unwrapped_handle_msg(cls: type) -> Callable | None:
     """``cls._handle_msg`` without ipywidgets' ``_show_traceback`` wrapper (None if it is not wrapped so)."""
     fn = getattr(cls, "_handle_msg", None)
@@ -289,10 +318,10 @@ class Dashboard(widgets.VBox):
         return handler
 
     def _callback_failed(self, exc: BaseException) -> None:
-        """Log a widget-callback error server side (the kernel's real stderr, i.e. the server's log) and show
+        """Log a widget-callback error server side (:func:`_server_log`: the server's log) and show
         a short message in the page: a traceback sent to the browser would show server paths and source."""
-        print(f"dpexplore: error in a callback of {type(self).__name__}:", file=sys.__stderr__)
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.__stderr__)
+        _server_log(f"dpexplore: error in a callback of {type(self).__name__}:\n"
+                    + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
         try:
             self._note_now(f"Internal error while handling that change ({html.escape(type(exc).__name__)}); "
                            "the details are in the server's log.")
@@ -334,7 +363,7 @@ class Dashboard(widgets.VBox):
                 data = msg["content"]["data"]
                 state = data.get("state") if data.get("method") == "update" else None
                 if isinstance(state, dict):
-                    bad = [k for k, v in state.items() if isinstance(v, float) and not math.isfinite(v)]
+                    bad = [k for k, v in state.items() if _numeric_trait(w, k) and _non_finite(v)]
                     for k in bad:
                         del state[k]
                     if bad:
