@@ -24,13 +24,17 @@ from pathlib import Path
 __all__ = ["main", "voila_command"]
 
 
-def voila_command(notebooks: Path, host: str, port: int) -> list[str]:
-    """The Voila command line this launcher runs (public so tests can check it)."""
+def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None = None) -> list[str]:
+    """The Voila command line this launcher runs (public so tests can check it).
+
+    ``extra``: Voila/traitlet options passed on unchanged after the launcher's own (so they win),
+    e.g. ``--LimitedKernelManager.max_kernels=2``.
+    """
     exe = Path(sys.executable).with_name("voila")
     base = [str(exe)] if exe.exists() else ([shutil.which("voila")] if shutil.which("voila") else
                                             [sys.executable, "-m", "voila"])
     return [*base, str(notebooks), "--no-browser", f"--Voila.ip={host}", f"--Voila.port={port}",
-            "--Voila.port_retries=0"]
+            "--Voila.port_retries=0", *(extra or [])]
 
 
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
@@ -46,12 +50,17 @@ def _open_when_ready(url: str, timeout: float = 60.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0],
+        epilog="Any --Class.trait=value option (e.g. --LimitedKernelManager.max_kernels=10) is passed on to Voila.")
     ap.add_argument("notebooks", nargs="?", default="notebooks", help="folder with the notebooks (default: notebooks)")
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
     ap.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    a = ap.parse_args(argv)
+    a, extra = ap.parse_known_args(argv)
+    stray = [x for x in extra if not x.startswith("--")]
+    if stray:
+        ap.error(f"unrecognized arguments: {' '.join(stray)} (Voila options look like --Class.trait=value)")
     nb = Path(a.notebooks)
     if not (nb / "00_index.ipynb").is_file():
         print(f"error: {nb}/00_index.ipynb not found; run this from the dpexplore checkout", file=sys.stderr)
@@ -63,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
     try:
         # run from the repository root so Voila reads its voila.json (settings + hardening)
-        return subprocess.call(voila_command(nb.resolve(), a.host, a.port), cwd=nb.resolve().parent)
+        return subprocess.call(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent)
     except KeyboardInterrupt:
         return 0
 
