@@ -61,8 +61,9 @@ FRAMES = {
     # v1 subprotocol: the first 8 bytes are an offset count
     "v1 2**62 offsets": (V1, [(2**62).to_bytes(8, "little") + bytes(8)]),
     "v1 seven 0x01 bytes": (V1, [b"\x01" * 7]),
-    # legacy protocol: the first 4 bytes are a buffer count; each frame on its own connection
-    "legacy 4e6 buffers x3": (None, [struct.pack("!i", 4_000_000) + bytes(8)] * 3),
+    # legacy protocol: the first 4 bytes are a buffer count; each frame on its own connection, three
+    # different counts (the server cached one ~130 MB struct format per distinct count)
+    "legacy 4e6 buffers x3": (None, [struct.pack("!i", 4_000_000 + i) + bytes(8) for i in range(3)]),
 }
 
 
@@ -133,7 +134,8 @@ def test_a_client_cannot_create_widgets_in_the_kernel_but_the_page_can_load_thei
     async def run():
         ws = await connect(server.url, kernel_id)
         await ws.write_message(message("comm_open", {"comm_id": hostile, "target_name": "jupyter.widget",
-                                                     "data": {"state": SLIDER_STATE, "buffer_paths": []}}))
+                                                     "data": {"state": SLIDER_STATE, "buffer_paths": []}},
+                                     metadata={"version": "2.1.0"}))
         await ws.write_message(message("comm_msg", {"comm_id": hostile, "data": {"method": "request_state"}}))
         # what the page's widget manager does on connect: open the control comm, ask for every state
         await ws.write_message(message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
