@@ -17,7 +17,8 @@ class attribute or a module-level name, so it holds however the name was importe
   ``VoilaShutdownKernelHandler`` accepts the page's ``beforeunload`` beacon when it carries that
   cookie. Without it, a shutdown is accepted only on a server with authentication (a token or a
   password: JupyterLab, Binder), under jupyter_server's usual XSRF rule. On an open Voila server the
-  XSRF rule alone protects nothing (a script sets the ``_xsrf`` cookie and form field itself).
+  XSRF rule alone protects nothing (a script sets the ``_xsrf`` cookie and form field itself), so
+  ``DELETE /api/kernels/<id>`` of a page kernel is refused there too.
 * **Page tracking**: the render handler tells :class:`~dpexplore.hosting.kernels.LimitedKernelManager`
   which kernel it started and when it finished sending the page, so kernels whose page never
   connected can be shut down soon after.
@@ -174,6 +175,27 @@ def _wrap_xsrf(orig_check):
     return check_xsrf_cookie
 
 
+def _wrap_kernel_api_xsrf(orig_check):
+    """``DELETE /api/kernels/<id>`` of a Voila page's kernel on a server without authentication: refused.
+
+    jupyter_server's XSRF rule (cookie equals form/header value) is no protection against a script, which
+    sets both itself; Voila's page never uses this route (it shuts down through the beacon above).
+    """
+
+    def check_xsrf_cookie(self):
+        if not hasattr(self, "_jupyter_current_user"):
+            return None
+        if self.request.method not in ("GET", "HEAD", "OPTIONS") and not getattr(
+                self.identity_provider, "auth_enabled", True):
+            kernel_id = self.path_kwargs.get("kernel_id") or (self.path_args[0] if self.path_args else "")
+            if kernel_id in getattr(self.kernel_manager, "page_kernels", {}):
+                raise tornado.web.HTTPError(403, "a Voila page's kernel is shut down only by its own page")
+        return orig_check(self)
+
+    check_xsrf_cookie._dpexplore = True  # type: ignore[attr-defined]
+    return check_xsrf_cookie
+
+
 @tornado.web.authenticated
 async def _shutdown_post(self, kernel_id):
     if kernel_id in self.kernel_manager:
@@ -199,6 +221,10 @@ def install() -> dict[str, bool]:
         mod.deserialize_msg_from_ws_v1 = _checked_v1
         mod.deserialize_binary_message = _checked_binary
     done["incoming_frames"] = True
+    from jupyter_server.services.kernels.handlers import KernelHandler
+
+    if not getattr(KernelHandler.check_xsrf_cookie, "_dpexplore", False):
+        KernelHandler.check_xsrf_cookie = _wrap_kernel_api_xsrf(KernelHandler.check_xsrf_cookie)
     try:
         from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
         from voila.tornado.handler import TornadoVoilaHandler

@@ -215,6 +215,17 @@ def _forged_shutdown(base_url: str, kernel_id: str) -> int:
         return exc.code
 
 
+def test_a_script_cannot_shut_down_a_page_kernel_it_knows_the_id_of(server):
+    _, kernel_id, _ = fetch_page(server.url, TRAFFIC)
+    assert _forged_shutdown(server.url, kernel_id) == 403  # before the fix: 204, kernel gone
+    req = urllib.request.Request(f"{server.url}/api/kernels/{kernel_id}", method="DELETE",
+                                 headers={"Cookie": "_xsrf=forged", "X-XSRFToken": "forged"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(req, timeout=10)  # noqa: S310 - loopback test server
+    assert info.value.code == 403  # before the fix: 204, kernel gone
+    assert kernel_alive(server.url, kernel_id)
+
+
 def test_closing_a_tab_frees_its_kernel_and_nobody_else_can(server):
     if not chromium_available():
         if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
