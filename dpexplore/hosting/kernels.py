@@ -1,10 +1,13 @@
-"""A kernel manager that refuses to start more than ``max_kernels`` kernels (HTTP 503).
+"""A kernel manager that refuses to start more than ``max_kernels`` kernels (HTTP 503), counting
+starts in progress, and shuts down a Voila page's kernel when no browser connected to it within
+``connect_timeout`` seconds after the page was sent (a plain GET otherwise held a slot for 20 min).
 
 Every page view of a Voila dashboard starts one kernel (about 100–150 MiB here). Without a cap, a
 class (or one script reloading a page) can exhaust the machine's memory. The repository's
 ``voila.json`` / ``jupyter_config.json`` select it with
-``VoilaConfiguration.multi_kernel_manager_class = "dpexplore.hosting.kernels.LimitedKernelManager"``
-and ``LimitedKernelManager.max_kernels``.
+``VoilaConfiguration.multi_kernel_manager_class`` (standalone Voila) and ``ServerApp.kernel_manager_class``
+(Voila as a Jupyter server extension: JupyterLab, Binder, where Voila ignores the former), both
+``"dpexplore.hosting.kernels.LimitedKernelManager"``.
 
 Importing this module also installs :func:`dpexplore.hosting.install_voila_mitigations` (the
 websocket fix): Voila imports its kernel-manager class at start-up, before serving anything, so a
