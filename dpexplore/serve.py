@@ -25,13 +25,17 @@ from pathlib import Path
 __all__ = ["main", "voila_command"]
 
 
-def voila_command(notebooks: Path, host: str, port: int) -> list[str]:
-    """The Voila command line this launcher runs (public so tests can check it)."""
+def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None = None) -> list[str]:
+    """The Voila command line this launcher runs (public so tests can check it).
+
+    ``extra``: Voila/traitlet options passed on unchanged after the launcher's own (so they win),
+    e.g. ``--LimitedKernelManager.max_kernels=2``.
+    """
     exe = Path(sys.executable).with_name("voila")
     base = [str(exe)] if exe.exists() else ([shutil.which("voila")] if shutil.which("voila") else
                                             [sys.executable, "-m", "voila"])
     return [*base, str(notebooks), "--no-browser", f"--Voila.ip={host}", f"--Voila.port={port}",
-            "--Voila.port_retries=0"]
+            "--Voila.port_retries=0", *(extra or [])]
 
 
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
@@ -47,7 +51,9 @@ def _open_when_ready(url: str, timeout: float = 60.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0],
+        epilog="Any --Class.trait=value option (e.g. --LimitedKernelManager.max_kernels=10) is passed on to Voila.")
     ap.add_argument("notebooks", nargs="?", default="notebooks", help="folder with the notebooks (default: notebooks)")
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
@@ -55,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(Path(os.environ.get(
         "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "results"),
         help="experiment result cache shared by every kernel (default ~/.cache/dpexplore/results); 'off' disables")
-    a = ap.parse_args(argv)
+    a, extra = ap.parse_known_args(argv)
+    stray = [x for x in extra if not x.startswith("--")]
+    if stray:
+        ap.error(f"unrecognized arguments: {' '.join(stray)} (Voila options look like --Class.trait=value)")
     nb = Path(a.notebooks)
     if not (nb / "00_index.ipynb").is_file():
         print(f"error: {nb}/00_index.ipynb not found; run this from the dpexplore checkout", file=sys.stderr)
@@ -69,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         # run from the repository root so Voila reads its voila.json (settings + hardening)
         # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
         env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir}
-        return subprocess.call(voila_command(nb.resolve(), a.host, a.port), cwd=nb.resolve().parent, env=env)
+        return subprocess.call(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent, env=env)
     except KeyboardInterrupt:
         return 0
 

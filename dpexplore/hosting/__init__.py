@@ -7,13 +7,17 @@ library only: importing it does not import Voila.
 
 What it fixes
 -------------
-voila 0.5.13's ``read_header_from_binary_message`` treats every binary websocket frame as a
-v1-protocol frame. A client that did not negotiate the ``v1.kernel.websocket.jupyter.org``
-subprotocol receives legacy frames, whose first 8 bytes then read as an offset count near 10¹⁸:
-building that list hangs the server's event loop for every user and grows memory without bound.
-Only the public page is needed to trigger it. :func:`safe_read_header_from_binary_message` accepts
-a frame only when its offset table is plausible (3…4096 offsets that fit in the frame, in order) and
-otherwise answers "no header", which is what the original does for any undecodable frame.
+* **Outgoing frames** (standalone Voila): voila 0.5.13's ``read_header_from_binary_message`` treats
+  every binary websocket frame as a v1-protocol frame. A client that did not negotiate the
+  ``v1.kernel.websocket.jupyter.org`` subprotocol receives legacy frames, whose first 8 bytes then
+  read as an offset count near 10¹⁸: building that list hangs the server's event loop for every user
+  and grows memory without bound. :func:`safe_read_header_from_binary_message` accepts a frame only
+  when its offset table is plausible (3…4096 offsets that fit in the frame, in order) and otherwise
+  answers "no header", which is what the original does for any undecodable frame.
+* **Incoming frames** (every kernel websocket): jupyter_server parses a client's frame without
+  checking its framing (one 16-byte frame hangs the server; 12-byte frames keep ~130 MB each).
+  :mod:`dpexplore.hosting.frames` checks each frame first and the socket is closed on a bad one.
+* **Client-created widgets, tab-close shutdown, page tracking**: see :mod:`dpexplore.hosting.patches`.
 """
 
 from __future__ import annotations
@@ -56,10 +60,16 @@ def safe_read_header_from_binary_message(ws_msg: bytes) -> dict[str, Any] | None
 
 
 def install_voila_mitigations() -> bool:
-    """Replace Voila's unsafe header reader with :func:`safe_read_header_from_binary_message`.
+    """Install every websocket and handler fix (idempotent).
 
-    Returns True if Voila's websocket handler module was found and patched. Idempotent.
+    Replaces Voila's unsafe header reader with :func:`safe_read_header_from_binary_message` and
+    applies :func:`dpexplore.hosting.patches.install` (incoming-frame checks, client ``comm_open``
+    refusal, tab-close shutdown, page tracking). Returns True if Voila's websocket handler module was
+    found and patched.
     """
+    from . import patches
+
+    patches.install()
     try:
         from voila.tornado import kernel_websocket_handler as handler
     except ImportError:  # pragma: no cover - Voila not installed or restructured

@@ -93,7 +93,7 @@ class Control:
                 x = float(value)
             except (TypeError, ValueError):
                 return self.default
-            if math.isnan(x):
+            if math.isnan(x):  # ±Inf clamp to the bounds below, before any rounding
                 return self.default
             x = min(max(x, float(self.low)), float(self.high))
             return int(round(x)) if k in ("int", "logint") else x
@@ -161,18 +161,29 @@ class Control:
             return widgets.Checkbox(value=value, indent=False, **common)
         return widgets.Textarea(value=value, layout=widgets.Layout(width="100%", height="7em"), **common)
 
+    def view_traits(self) -> dict[str, Any]:
+        """The widget traits that give a value its meaning (range, step, log base), as this control sets them.
+
+        A client can set any synced trait; :meth:`reset_bounds` puts these back.
+        """
+        k = self.kind
+        if k in ("log", "logint"):
+            return {"base": 10.0, "min": math.log10(self.low), "max": math.log10(self.high), "step": self.step or 0.05}
+        if k == "float":
+            return {"min": self.low, "max": self.high, "step": self.step or (self.high - self.low) / 100}
+        if k == "int":
+            return {"min": int(self.low), "max": int(self.high), "step": int(self.step or 1)}
+        return {}
+
     def reset_bounds(self, w: widgets.Widget) -> None:
-        """Restore the widget's own bounds (a client may have changed min/max)."""
-        if self.kind in ("log", "logint"):
-            lo, hi = math.log10(self.low), math.log10(self.high)
-        elif self.kind in ("float", "int"):
-            lo, hi = self.low, self.high
-        else:
+        """Restore every trait that changes the meaning of the widget's value (a client may have changed
+        min/max, the step or a log slider's base)."""
+        want = self.view_traits()
+        if all(getattr(w, name) == val for name, val in want.items()):
             return
-        if self.kind == "int":
-            lo, hi = int(lo), int(hi)
-        if w.min != lo or w.max != hi:
-            with w.hold_trait_notifications():
-                w.max = max(hi, w.min)
-                w.min = lo
-                w.max = hi
+        with w.hold_trait_notifications():
+            if "max" in want:  # keep min <= max while restoring
+                w.max = max(want["max"], w.min)
+                w.min = want["min"]
+            for name, val in want.items():
+                setattr(w, name, val)

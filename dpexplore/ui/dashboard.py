@@ -20,7 +20,9 @@ timings in the status line, and the footer with the teaching-PRNG warning.
 from __future__ import annotations
 
 import html
+import math
 import os
+import sys
 import threading
 import time
 import traceback
@@ -127,6 +129,44 @@ def _in_kernel() -> bool:
         return False
     ip = get_ipython()
     return ip is not None and getattr(ip, "kernel", None) is not None
+
+
+def _server_log(text: str) -> None:
+    """Write to the kernel process's real stderr (the server's log), not to the browser.
+
+    In a kernel, ipykernel forwards both ``sys.stderr`` and file descriptor 2 to the client as
+    ``stream`` messages; it keeps the original descriptor as ``_original_stdstream_copy``.
+    """
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if isinstance(fd, int):
+        os.write(fd, text.encode(errors="replace"))
+    elif sys.__stderr__ is not None:
+        sys.__stderr__.write(text)
+        sys.__stderr__.flush()
+
+
+def _numeric_trait(w: widgets.Widget, name: str) -> bool:
+    value = getattr(w, name, None)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _non_finite(v: Any) -> bool:
+    """NaN/±Inf, also as the strings jupyter_client's fallback makes of them ('nan', 'inf', '1e999')."""
+    if isinstance(v, str) and len(v) < 40:
+        try:
+            v = float(v)
+        except ValueError:
+            return False
+    return isinstance(v, float) and not math.isfinite(v)
+
+
+def _unwrapped_handle_msg(cls: type) -> Callable | None:
+    """``cls._handle_msg`` without ipywidgets' ``_show_traceback`` wrapper (None if it is not wrapped so)."""
+    fn = getattr(cls, "_handle_msg", None)
+    if getattr(fn, "__name__", "") != "m" or not getattr(fn, "__closure__", None):
+        return None
+    inner = [c.cell_contents for c in fn.__closure__ if callable(c.cell_contents)]
+    return inner[0] if len(inner) == 1 and getattr(inner[0], "__name__", "") == "_handle_msg" else None
 
 
 class Dashboard(widgets.VBox):
@@ -256,6 +296,7 @@ class Dashboard(widgets.VBox):
         self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
                          snippet_box, footer]
         self.refresh()
+        self._guard_widgets()
 
     @property
     def messages(self) -> list[str]:
@@ -279,7 +320,8 @@ class Dashboard(widgets.VBox):
                 raw = w.value
                 ctl.reset_bounds(w)
                 val = ctl.clamp(raw)
-                same = val == (int(round(raw)) if ctl.kind == "logint" and isinstance(raw, float) else raw)
+                finite = not isinstance(raw, float) or math.isfinite(raw)  # NaN/±Inf: never round them
+                same = finite and val == (int(round(raw)) if ctl.kind == "logint" and isinstance(raw, float) else raw)
                 if not same:
                     self.messages.append(
                         f"{html.escape(name)}={html.escape(repr(raw))} is outside the valid range "
@@ -396,9 +438,69 @@ class Dashboard(widgets.VBox):
     def _make_handler(self, name: str):
         def handler(change):
             if not self._busy:
-                self.refresh(changed=name)
+                try:
+                    self.refresh(changed=name)
+                except Exception as exc:  # noqa: BLE001 - a callback error never reaches the client as a traceback
+                    self._callback_failed(exc)
 
         return handler
+
+    def _callback_failed(self, exc: BaseException) -> None:
+        """Log a widget-callback error server side (:func:`_server_log`: the server's log) and show
+        a short message in the page: a traceback sent to the browser would show server paths and source."""
+        _server_log(f"dpexplore: error in a callback of {type(self).__name__}:\n"
+                    + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        try:
+            self._note_now(f"Internal error while handling that change ({html.escape(type(exc).__name__)}); "
+                           "the details are in the server's log.")
+        except Exception:  # noqa: BLE001 - the page is unusable anyway; the log has the error
+            pass
+
+    def _note_now(self, text: str) -> None:
+        self.messages.append(text)
+        self._message_box.value = self._messages_html()
+        self.messages = []
+
+    def _guard_widgets(self) -> None:
+        """Handle every client message to this dashboard's widgets without sending tracebacks.
+
+        ipywidgets answers an exception raised while applying a client's update (a NaN for an
+        ``IntSlider``, a trait error) with ``showtraceback()``: the client receives the traceback, with
+        server paths and source lines. Here each widget's comm handler drops non-finite numbers from a
+        client's state update (JSON has none; a slider value never is one) and reports any other error
+        with :meth:`_callback_failed`.
+        """
+        stack: list[widgets.Widget] = [self]
+        seen: set[int] = set()
+        while stack:
+            w = stack.pop()
+            if id(w) in seen or not isinstance(w, widgets.Widget):
+                continue
+            seen.add(id(w))
+            for name in w.keys:
+                value = getattr(w, name, None)
+                stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
+                             if isinstance(v, widgets.Widget))
+            inner = _unwrapped_handle_msg(type(w))
+            if inner is not None and getattr(w, "comm", None) is not None:
+                w.comm.on_msg(self._make_guard(w, inner))
+
+    def _make_guard(self, w: widgets.Widget, inner: Callable) -> Callable:
+        def guarded(msg):
+            try:
+                data = msg["content"]["data"]
+                state = data.get("state") if data.get("method") == "update" else None
+                if isinstance(state, dict):
+                    bad = [k for k, v in state.items() if _numeric_trait(w, k) and _non_finite(v)]
+                    for k in bad:
+                        del state[k]
+                    if bad:
+                        self._note_now(f"Ignored a non-finite value for {html.escape(', '.join(bad))}.")
+                inner(w, msg)
+            except Exception as exc:  # noqa: BLE001 - see _guard_widgets
+                self._callback_failed(exc)
+
+        return guarded
 
     def refresh(self, changed: str | None = None) -> None:
         """Recompute and redraw the panels that depend on ``changed`` (all panels if None).
@@ -468,9 +570,8 @@ class Dashboard(widgets.VBox):
                 self._working = True
             try:
                 self._draw(params, names, messages, generation=generation)
-            except Exception as exc:  # noqa: BLE001 - the worker must survive anything; say it in the page
-                self._message_box.value = (f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> internal "
-                                           f"error {html.escape(type(exc).__name__)} while drawing</div>")
+            except Exception as exc:  # noqa: BLE001 - the worker must survive anything; log it, say it in the page
+                self._callback_failed(exc)
             finally:
                 with self._cv:
                     self._working = False

@@ -46,3 +46,39 @@ def test_grace_zero_restores_the_plain_culler(monkeypatch):
     _add(m, "executing", age=1)
     asyncio.run(m.cull_kernel_if_idle("executing"))
     assert culled == ["executing"]
+
+
+def test_only_never_connected_page_kernels_past_the_connect_timeout_are_abandoned(monkeypatch):
+    m, _ = _manager(monkeypatch)
+    m.connect_timeout = 120
+    now = time.monotonic()
+    m.page_kernels.update({"sent-long-ago": now - 121, "sent-just-now": now - 5, "still-executing": None,
+                           "viewed": now - 500})
+    m.ever_connected.add("viewed")
+    assert m.abandoned() == ["sent-long-ago"]  # a kernel started through the REST API is never in page_kernels
+    m.connect_timeout = 0
+    assert m.abandoned() == []
+
+
+def test_the_cap_counts_starts_in_progress(monkeypatch):
+    """Eight concurrent starts under a cap of 2: two start, six get 503 (the count included pending starts)."""
+    from tornado import web
+
+    m = LimitedKernelManager(max_kernels=2, connect_timeout=0)
+
+    async def slow_start(self, *a, **k):
+        await asyncio.sleep(0.05)
+        kid = f"k{len(self._kernels)}"
+        self._kernels[kid] = types.SimpleNamespace(execution_state="idle")
+        return kid
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", slow_start)
+
+    async def burst():
+        return await asyncio.gather(*(m.start_kernel() for _ in range(8)), return_exceptions=True)
+
+    out = asyncio.run(burst())
+    started = [x for x in out if isinstance(x, str)]
+    refused = [x for x in out if isinstance(x, web.HTTPError)]
+    assert len(started) == 2 and len(refused) == 6 and m.starting == 0
+    assert "close a tab" in refused[0].reason

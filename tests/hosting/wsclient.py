@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import urllib.error
 import urllib.request
 import uuid
 
@@ -23,12 +24,12 @@ def fetch_page(base_url: str, notebook: str, timeout: float = 120.0) -> tuple[st
     return html, kernel.group(1), models
 
 
-def message(msg_type: str, content: dict, channel: str = "shell") -> str:
+def message(msg_type: str, content: dict, channel: str = "shell", metadata: dict | None = None) -> str:
     return json.dumps({
         "header": {"msg_id": uuid.uuid4().hex, "username": "hostile", "session": uuid.uuid4().hex,
                    "msg_type": msg_type, "version": "5.3",
                    "date": datetime.datetime.now(datetime.timezone.utc).isoformat()},
-        "parent_header": {}, "metadata": {}, "content": content, "channel": channel, "buffers": [],
+        "parent_header": {}, "metadata": metadata or {}, "content": content, "channel": channel, "buffers": [],
     })
 
 
@@ -40,3 +41,77 @@ async def connect(base_url: str, kernel_id: str, *, subprotocol: str | None = No
     ws_url = base_url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
     req = httpclient.HTTPRequest(ws_url, connect_timeout=10, request_timeout=10)
     return await websocket.websocket_connect(req, subprotocols=[subprotocol] if subprotocol else None)
+
+
+V1 = "v1.kernel.websocket.jupyter.org"
+
+
+async def read_for(ws, seconds: float) -> tuple[list, bool]:
+    """Every frame received within ``seconds``; and whether the server closed the socket."""
+    import asyncio
+    import time
+
+    frames: list = []
+    t_end = time.monotonic() + seconds
+    while (left := t_end - time.monotonic()) > 0:
+        try:
+            m = await asyncio.wait_for(ws.read_message(), timeout=left)
+        except asyncio.TimeoutError:
+            break
+        if m is None:
+            return frames, True
+        frames.append(m)
+    return frames, False
+
+
+async def walk_states(ws, models: list[str], *, seconds: float = 30.0) -> dict[str, dict]:
+    """Widget states reachable from the page's top-level views (request_state on each model)."""
+    import asyncio
+    import time
+
+    states: dict[str, dict] = {}
+    pending = list(models)
+    t_end = time.monotonic() + seconds
+    while pending and time.monotonic() < t_end:
+        mid = pending.pop()
+        if mid in states:
+            continue
+        await ws.write_message(message("comm_msg", {"comm_id": mid, "data": {"method": "request_state"}}))
+        while mid not in states and time.monotonic() < t_end:
+            try:
+                m = await asyncio.wait_for(ws.read_message(), timeout=1)
+            except asyncio.TimeoutError:
+                continue
+            if not isinstance(m, str):
+                continue
+            msg = json.loads(m)
+            content = msg.get("content", {})
+            data = content.get("data", {})
+            if data.get("method") == "update" and "state" in data:
+                states.setdefault(content["comm_id"], {}).update(data["state"])
+        for value in states.get(mid, {}).values():
+            refs = value if isinstance(value, list) else [value]
+            pending += [r[len("IPY_MODEL_"):] for r in refs if isinstance(r, str) and r.startswith("IPY_MODEL_")]
+    return states
+
+
+def kernel_alive(base_url: str, kernel_id: str) -> bool:
+    """Does the server still know this kernel? (``GET /api/kernels/<id>``: 200 or 404)."""
+    try:
+        with urllib.request.urlopen(f"{base_url}/api/kernels/{kernel_id}", timeout=10) as resp:  # noqa: S310
+            return resp.status == 200
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return False
+        raise
+
+
+def decode(frame) -> dict:
+    """A legacy-protocol frame from the server as a message dict (text JSON, or binary with buffers)."""
+    if isinstance(frame, str):
+        return json.loads(frame)
+    import struct
+
+    (n,) = struct.unpack("!i", frame[:4])
+    offsets = list(struct.unpack("!" + "I" * n, frame[4: 4 * (n + 1)])) + [len(frame)]
+    return json.loads(frame[offsets[0]: offsets[1]].decode())

@@ -1,0 +1,240 @@
+"""The patches :func:`dpexplore.hosting.install_voila_mitigations` applies to jupyter_server and Voila.
+
+Imported only by that function (it imports jupyter_server, tornado and Voila). Each patch replaces a
+class attribute or a module-level name, so it holds however the name was imported elsewhere.
+
+* **Incoming frames** (every kernel websocket, Voila and plain jupyter_server alike):
+  ``ZMQChannelsWebsocketConnection.handle_incoming_message`` first checks the frame with
+  :mod:`dpexplore.hosting.frames` and closes the socket (code 1008) on a malformed one, and the
+  deserializers jupyter_server imported *by name* into
+  ``jupyter_server.services.kernels.connection.channels`` are replaced by checking versions.
+* **Client-created widgets** (kernels started for a Voila page only): a ``comm_open`` from the
+  client is dropped unless it opens the widget *control* comm the page's widget manager uses to ask
+  for the widgets' state (``jupyter.widget.control``), at most :data:`MAX_CLIENT_COMMS` times per kernel.
+* **Tab-close shutdown**: the rendered page gets an owner cookie for its kernel
+  (:func:`owner_token`, an HMAC of the kernel id under a per-process secret, ``HttpOnly``,
+  ``SameSite=Strict``, scoped to ``/voila/api/shutdown/<kernel id>``), and
+  ``VoilaShutdownKernelHandler`` accepts the page's ``beforeunload`` beacon when it carries that
+  cookie. Without it, a shutdown is accepted only on a server with authentication (a token or a
+  password: JupyterLab, Binder), under jupyter_server's usual XSRF rule. On an open Voila server the
+  XSRF rule alone protects nothing (a script sets the ``_xsrf`` cookie and form field itself), so
+  ``DELETE /api/kernels/<id>`` of a page kernel is refused there too.
+* **Page tracking**: the render handler tells :class:`~dpexplore.hosting.kernels.LimitedKernelManager`
+  which kernel it started and when it finished sending the page, so kernels whose page never
+  connected can be shut down soon after.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import hmac
+import secrets
+
+import tornado.web
+from jupyter_server.services.kernels.connection import base as conn_base
+from jupyter_server.services.kernels.connection import channels as conn_channels
+from jupyter_server.utils import url_path_join
+
+from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
+
+__all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "owner_cookie_name", "owner_token", "current_page",
+           "install"]
+
+V1 = "v1.kernel.websocket.jupyter.org"
+#: comm targets a Voila page's own front end opens (ipywidgets 8: ask the kernel for every widget's state)
+CLIENT_COMM_TARGETS = frozenset({"jupyter.widget.control"})
+#: how many such comms a client may open per kernel (one per page load / reconnect)
+MAX_CLIENT_COMMS = 32
+
+_SECRET = secrets.token_bytes(32)
+_CURRENT_PAGE: contextvars.ContextVar[_PageRequest | None] = contextvars.ContextVar("dpexplore_page", default=None)
+
+
+def owner_token(kernel_id: str) -> str:
+    """The owner-cookie value of ``kernel_id`` (HMAC-SHA256 under this process's secret)."""
+    return hmac.new(_SECRET, kernel_id.encode(), hashlib.sha256).hexdigest()
+
+
+def owner_cookie_name(kernel_id: str) -> str:
+    return f"dpx-kernel-{kernel_id}"
+
+
+class _PageRequest:
+    """The render request being served in this task (see :func:`current_page`)."""
+
+    def __init__(self, handler):
+        self.handler = handler
+        self.kernel_id: str | None = None
+
+    def kernel_started(self, kernel_id: str) -> None:
+        """Called by the kernel manager: give the page the owner cookie of its kernel."""
+        self.kernel_id = kernel_id
+        h = self.handler
+        if not h._headers_written:
+            h.set_cookie(owner_cookie_name(kernel_id), owner_token(kernel_id),
+                         path=url_path_join(h.base_url, "voila/api/shutdown", kernel_id),
+                         httponly=True, samesite="Strict", expires_days=1)
+
+
+def current_page() -> _PageRequest | None:
+    """The Voila render request this coroutine serves, or None (a kernel started through the REST API)."""
+    return _CURRENT_PAGE.get()
+
+
+# -- incoming frames ------------------------------------------------------------------------------
+def _checked_v1(ws_msg):
+    _, channel, msg_list = parse_v1_frame(ws_msg)
+    return channel, msg_list
+
+
+_orig_binary = conn_base.deserialize_binary_message
+
+
+def _checked_binary(bmsg):
+    parse_legacy_frame(bytes(bmsg))
+    return _orig_binary(bmsg)
+
+
+def _is_page_kernel(connection) -> bool:
+    pages = getattr(connection.multi_kernel_manager, "page_kernels", None)
+    return pages is not None and connection.kernel_id in pages
+
+
+def _refuse_comm_open(connection, msg) -> str | None:
+    """Why a client comm_open must be dropped, or None to let it through."""
+    target = msg.content.get("target_name")
+    if target not in CLIENT_COMM_TARGETS:
+        return f"a client may not create comms with target {str(target)[:40]!r} (only the page's own widgets)"
+    km = connection.kernel_manager
+    opened = getattr(km, "_dpx_client_comms", 0)
+    if opened >= MAX_CLIENT_COMMS:
+        return f"more than {MAX_CLIENT_COMMS} client comms for one kernel"
+    km._dpx_client_comms = opened + 1
+    return None
+
+
+def _wrap_incoming(orig):
+    def handle_incoming_message(self, incoming_msg):
+        if not self.channels:
+            return orig(self, incoming_msg)  # closed: the original ignores it
+        try:
+            msg = parse_client_frame(incoming_msg, v1=self.subprotocol == V1)
+        except BadFrame as exc:
+            self.log.warning("Closing the websocket of kernel %s: malformed frame (%s)", self.kernel_id, exc)
+            self.websocket_handler.close(1008, "malformed frame")
+            return None
+        if msg.msg_type == "comm_open" and _is_page_kernel(self):
+            why = _refuse_comm_open(self, msg)
+            if why is not None:
+                self.log.warning("Dropped a comm_open from the client of kernel %s: %s", self.kernel_id, why)
+                return None
+        return orig(self, incoming_msg)
+
+    handle_incoming_message._dpexplore = True  # type: ignore[attr-defined]
+    return handle_incoming_message
+
+
+# -- Voila's render and shutdown handlers ---------------------------------------------------------
+def _wrap_render(orig_get):
+    async def get(self, path=None):
+        page = _PageRequest(self)
+        token = _CURRENT_PAGE.set(page)
+        try:
+            return await orig_get(self, path)
+        finally:
+            _CURRENT_PAGE.reset(token)
+            if page.kernel_id is not None:
+                sent = getattr(self.kernel_manager, "page_sent", None)
+                if sent is not None:
+                    sent(page.kernel_id)
+
+    get._dpexplore = True  # type: ignore[attr-defined]
+    return get
+
+
+def _owner_ok(handler) -> bool:
+    kernel_id = handler.path_args[0] if handler.path_args else ""
+    if isinstance(kernel_id, bytes):
+        kernel_id = kernel_id.decode(errors="replace")
+    cookie = handler.get_cookie(owner_cookie_name(kernel_id)) if kernel_id else None
+    return bool(cookie) and hmac.compare_digest(cookie, owner_token(kernel_id))
+
+
+def _wrap_xsrf(orig_check):
+    def check_xsrf_cookie(self):
+        if not hasattr(self, "_jupyter_current_user"):
+            return None  # called before authentication; jupyter_server calls it again in prepare()
+        if _owner_ok(self):
+            return None  # the page that received this kernel (SameSite=Strict: not a cross-site request)
+        if not getattr(self.identity_provider, "auth_enabled", True):
+            raise tornado.web.HTTPError(403, "only the page that owns a kernel can shut it down")
+        return orig_check(self)
+
+    check_xsrf_cookie._dpexplore = True  # type: ignore[attr-defined]
+    return check_xsrf_cookie
+
+
+def _wrap_kernel_api_xsrf(orig_check):
+    """``DELETE /api/kernels/<id>`` of a Voila page's kernel on a server without authentication: refused.
+
+    jupyter_server's XSRF rule (cookie equals form/header value) is no protection against a script, which
+    sets both itself; Voila's page never uses this route (it shuts down through the beacon above).
+    """
+
+    def check_xsrf_cookie(self):
+        if not hasattr(self, "_jupyter_current_user"):
+            return None
+        if self.request.method not in ("GET", "HEAD", "OPTIONS") and not getattr(
+                self.identity_provider, "auth_enabled", True):
+            kernel_id = self.path_kwargs.get("kernel_id") or (self.path_args[0] if self.path_args else "")
+            if kernel_id in getattr(self.kernel_manager, "page_kernels", {}):
+                raise tornado.web.HTTPError(403, "a Voila page's kernel is shut down only by its own page")
+        return orig_check(self)
+
+    check_xsrf_cookie._dpexplore = True  # type: ignore[attr-defined]
+    return check_xsrf_cookie
+
+
+@tornado.web.authenticated
+async def _shutdown_post(self, kernel_id):
+    if kernel_id in self.kernel_manager:
+        from jupyter_core.utils import ensure_async
+
+        await ensure_async(self.kernel_manager.shutdown_kernel(kernel_id))
+    self.clear_cookie(owner_cookie_name(kernel_id), path=url_path_join(self.base_url, "voila/api/shutdown", kernel_id))
+    self.set_status(204)
+    self.finish()
+
+
+_shutdown_post._dpexplore = True  # type: ignore[attr-defined]
+
+
+def install() -> dict[str, bool]:
+    """Apply every patch (idempotent); return which targets were found."""
+    done: dict[str, bool] = {}
+    cls = conn_channels.ZMQChannelsWebsocketConnection
+    if not getattr(cls.handle_incoming_message, "_dpexplore", False):
+        cls.handle_incoming_message = _wrap_incoming(cls.handle_incoming_message)
+    # the names jupyter_server imported by name, and their defining module
+    for mod in (conn_channels, conn_base):
+        mod.deserialize_msg_from_ws_v1 = _checked_v1
+        mod.deserialize_binary_message = _checked_binary
+    done["incoming_frames"] = True
+    from jupyter_server.services.kernels.handlers import KernelHandler
+
+    if not getattr(KernelHandler.check_xsrf_cookie, "_dpexplore", False):
+        KernelHandler.check_xsrf_cookie = _wrap_kernel_api_xsrf(KernelHandler.check_xsrf_cookie)
+    try:
+        from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+        from voila.tornado.handler import TornadoVoilaHandler
+    except ImportError:  # pragma: no cover - Voila not installed or restructured
+        done["voila_handlers"] = False
+        return done
+    if not getattr(TornadoVoilaHandler.get, "_dpexplore", False):
+        TornadoVoilaHandler.get = _wrap_render(TornadoVoilaHandler.get)
+    if not getattr(VoilaShutdownKernelHandler.check_xsrf_cookie, "_dpexplore", False):
+        VoilaShutdownKernelHandler.check_xsrf_cookie = _wrap_xsrf(VoilaShutdownKernelHandler.check_xsrf_cookie)
+    VoilaShutdownKernelHandler.post = _shutdown_post
+    done["voila_handlers"] = True
+    return done

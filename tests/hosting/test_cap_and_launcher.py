@@ -1,0 +1,59 @@
+"""Issue 13 items 3 and 9: the kernel cap holds under a burst of simultaneous page requests, the 503
+page tells a visitor what to do, and ``python -m dpexplore.serve`` passes Voila/traitlet options on."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dpexplore import serve
+from tests.browser.harness import VoilaServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=120) as resp:  # noqa: S310 - loopback test server
+            return resp.status, resp.read().decode(errors="replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(errors="replace")
+
+
+@pytest.mark.server
+def test_a_burst_of_8_requests_starts_at_most_max_kernels_and_the_rest_get_a_helpful_503():
+    with VoilaServer(ROOT / "tests" / "fixtures", cwd=ROOT, extra_args=["--LimitedKernelManager.max_kernels=2"]) as srv:
+        url = f"{srv.url}/voila/render/binary_traffic.ipynb"
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(_get, [url] * 8))
+        started = srv.log().count("Kernel started:")
+    statuses = sorted(status for status, _ in answers)
+    print(f"\nburst of 8, cap 2: statuses {statuses}, kernels started {started}")
+    assert started == 2, f"{started} kernels started under a cap of 2"
+    assert statuses == [200, 200] + [503] * 6
+    body = next(body for status, body in answers if status == 503)
+    assert "Dashboard server is full (2 sessions): close a tab or try again later" in body
+
+
+def test_serve_passes_voila_and_traitlet_options_through(monkeypatch, tmp_path):
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "00_index.ipynb").write_text("{}")
+    calls = []
+    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
+    code = serve.main([str(nb), "--no-browser", "--port", "8999", "--LimitedKernelManager.max_kernels=2",
+                       "--VoilaConfiguration.show_tracebacks=False"])
+    assert code == 0
+    (cmd, cwd), = calls
+    assert cmd[-2:] == ["--LimitedKernelManager.max_kernels=2", "--VoilaConfiguration.show_tracebacks=False"]
+    assert "--Voila.port=8999" in cmd and "--Voila.ip=127.0.0.1" in cmd and cwd == tmp_path
+
+
+def test_serve_still_refuses_a_stray_positional_argument(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        serve.main([str(tmp_path), "extra"])
+    assert info.value.code == 2

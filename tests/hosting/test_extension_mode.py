@@ -1,0 +1,136 @@
+"""Issue 13 item 10: Voila as a Jupyter server extension (JupyterLab, Binder) with the project's
+``jupyter_config.json`` installed as binder/postBuild installs it (in the user's Jupyter config
+directory). Voila ignores ``multi_kernel_manager_class`` there; ``ServerApp.kernel_manager_class``
+brings the kernel cap, the page-kernel reaper and (on import) every websocket fix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .wsclient import V1, connect, fetch_page, kernel_alive, read_for
+
+pytestmark = pytest.mark.server
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def extension_server(tmp_path):
+    """``jupyter server`` (Voila loaded as its extension) reading only the project's jupyter_config.json."""
+    config = tmp_path / "jupyter-config"
+    config.mkdir()
+    shutil.copy(ROOT / "jupyter_config.json", config / "jupyter_config.json")  # what binder/postBuild does
+    port = _free_port()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config)}
+    env.pop("QUERY_STRING", None)
+    cmd = [sys.executable, "-m", "jupyter_server", f"--ServerApp.root_dir={ROOT / 'tests' / 'fixtures'}",
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+           "--ServerApp.open_browser=False", "--ServerApp.allow_root=True", "--IdentityProvider.token=",
+           "--LimitedKernelManager.max_kernels=2", "--LimitedKernelManager.connect_timeout=3",
+           "--LimitedKernelManager.reap_interval=1"]
+    log_path = tmp_path / "server.log"
+    with open(log_path, "w") as log:
+        # cwd: an empty folder, so no voila.json is read: jupyter_config.json alone must do it
+        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        try:
+            deadline = time.time() + 60
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"jupyter server exited: {log_path.read_text()[-2000:]}")
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        break
+                except OSError:
+                    if time.time() > deadline:
+                        raise RuntimeError("jupyter server did not open its port within 60 s") from None
+                    time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}", log_path
+        finally:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(timeout=15)
+
+
+def _render(url: str) -> tuple[str, str]:
+    """GET a page like a browser would; return (kernel id, the owner cookie 'name=value' it set)."""
+    import re
+
+    with urllib.request.urlopen(f"{url}/voila/render/binary_traffic.ipynb", timeout=120) as resp:  # noqa: S310
+        html = resp.read().decode()
+        cookies = resp.headers.get_all("Set-Cookie") or []
+    kernel_id = re.search(r'kernelId"?\s*[:=]\s*"([0-9a-f-]{36})"', html).group(1)
+    owner = [c.split(";")[0] for c in cookies if c.startswith(f"dpx-kernel-{kernel_id}=")]
+    return kernel_id, owner[0] if owner else ""
+
+
+def _shutdown(url: str, kernel_id: str, cookie: str) -> int:
+    req = urllib.request.Request(f"{url}/voila/api/shutdown/{kernel_id}", data=b"_xsrf=forged",
+                                 headers={"Cookie": cookie})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - loopback
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_extension_mode_has_the_cap_the_frame_checks_the_reaper_and_the_owner_shutdown(extension_server):
+    url, log_path = extension_server
+    viewed, _ = _render(url)  # the Voila extension renders it
+    abandoned, _ = _render(url)
+    with pytest.raises(urllib.error.HTTPError) as info:  # LimitedKernelManager.max_kernels=2 applies
+        fetch_page(url, "binary_traffic.ipynb")
+    assert info.value.code == 503
+    assert "close a tab" in info.value.read().decode(errors="replace")
+
+    async def attack():
+        ws = await connect(url, viewed, subprotocol=V1)
+        await ws.write_message((2**62).to_bytes(8, "little") + bytes(8), binary=True)
+        _, closed = await read_for(ws, 5.0)
+        ws.close()
+        return closed
+
+    try:
+        closed = asyncio.run(asyncio.wait_for(attack(), 20))
+    except (asyncio.TimeoutError, OSError) as exc:
+        closed = f"no answer: {exc!r}"
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(f"{url}/api/status", timeout=3) as resp:  # noqa: S310 - loopback
+        assert resp.status == 200
+    answer = time.perf_counter() - t0
+    print(f"\nextension mode: hostile v1 frame -> socket closed {closed}; /api/status answered in {answer:.3f} s")
+    assert closed is True
+    assert "malformed frame" in log_path.read_text()
+
+    # the page that never connected is shut down; the one that connected is not
+    t_end = time.monotonic() + 20
+    while kernel_alive(url, abandoned) and time.monotonic() < t_end:
+        time.sleep(0.5)
+    assert not kernel_alive(url, abandoned) and kernel_alive(url, viewed)
+
+    # the page's own shutdown request (owner cookie) works; a forged one does not
+    kernel_id, owner = _render(url)
+    assert owner, "the page got no owner cookie"
+    assert _shutdown(url, kernel_id, "_xsrf=forged") == 403 and kernel_alive(url, kernel_id)
+    assert _shutdown(url, kernel_id, owner) == 204 and not kernel_alive(url, kernel_id)
