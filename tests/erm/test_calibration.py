@@ -149,3 +149,42 @@ def test_validation_messages():
         wishart_alpha1(0.1, 0.1, 3, 6, variant="tight")
     with pytest.raises(TypeError, match=r"epsilon1 must be a finite number > 0"):
         qop_sigma2("1", 0.1, 0.1, L=1, d=3, m=6)
+
+
+def _alpha1_reference_80_digits(delta1, delta3, d, m):
+    """The reference α1 in 80-digit arithmetic: h with γ(s, α + h) − γ(s, α) = δ1(1 − δ3)/D_m.
+
+    mpmath integrates the gamma density over [α, α + h] directly (``gammainc(s, a, b)``), so no
+    cancellation; Newton's method in 80 digits. α and log D_m are the package's (tested above).
+    """
+    import mpmath as mp
+
+    with mp.workdps(80):
+        s = mp.mpf(m - d + 1) / 2
+        a = mp.mpf(wishart_alpha(delta3, d, m))
+        add = mp.mpf(delta1) * (1 - mp.mpf(delta3)) / mp.exp(mp.mpf(wishart_log_Dm(d, m)))
+
+        def dens(x):
+            return x ** (s - 1) * mp.exp(-x)
+
+        h = add / dens(a)
+        for _ in range(100):
+            new = h - (mp.gammainc(s, a, a + h) - add) / dens(a + h)
+            if abs(new - h) < mp.mpf(10) ** -30 * h:
+                return float(new)
+            h = new
+    raise AssertionError("80-digit Newton did not converge")
+
+
+@pytest.mark.parametrize(("d", "m"), [(100, 200), (100, 400), (50, 200), (12, 69), (10, 20)])
+def test_reference_alpha1_matches_80_digit_arithmetic_where_alpha1_is_below_ulp_alpha(d, m):
+    # (100, 200), (100, 400), (50, 200): α1 < ulp(α), where the old Newton loop added the tangent step
+    # 16 times (+11%, 17×, 17×); (12, 69), (10, 20): ordinary regimes. The tolerance is rounding:
+    # α and D_m enter as doubles (relative error ~1e-15 each, amplified by the density's slope
+    # (s − 1)/α·α ≤ 10²), far below 1e-10.
+    d1 = d3 = 0.005
+    got = wishart_alpha1(d1, d3, d, m)
+    assert got == pytest.approx(_alpha1_reference_80_digits(d1, d3, d, m), rel=1e-10)
+    if (d, m) in ((100, 200), (100, 400), (50, 200)):
+        alpha = wishart_alpha(d3, d, m)
+        assert alpha + got == alpha or got < 1e-12 * alpha  # the regime the issue is about
