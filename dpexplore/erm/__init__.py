@@ -22,8 +22,8 @@ from .calibration import (
 from .mechanisms import (
     ERMResult,
     InexactSweep,
-    UncertifiedReleaseError,
     MechanismComparison,
+    UncertifiedReleaseError,
     compare_mechanisms,
     lop,
     lop_clipped,

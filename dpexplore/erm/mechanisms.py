@@ -54,7 +54,8 @@ from .calibration import (
 from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk, interpolation_label_bound
 from .solvers import davis_yin, prox_gradient_certificate, stochastic_tos
 
-__all__ = ["ERMResult", "UncertifiedReleaseError", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",
+__all__ = ["ERMResult", "UncertifiedReleaseError", "MechanismComparison", "InexactSweep", "qop", "qop_inexact",
+           "lop", "lop_clipped",
            "compare_mechanisms", "qop_risk_sweep", "qop_inexact_risk_sweep", "SOLVERS"]
 
 SOLVERS = ("stochastic", "deterministic")
@@ -600,7 +601,8 @@ def compare_mechanisms(
     >>> from dpexplore.erm import interpolation_data, noisy_anchor
     >>> X, y, t = interpolation_data(60, 10, xi=5.0, rng=0)
     >>> c = compare_mechanisms(X, y, radii=[0.1, 100.0], epsilon=0.5, delta=0.01, lam=1.0,
-    ...                        anchor=noisy_anchor(t, scale=0.1, rng=1), clip=100.0, feature_bound=5.0, label_bound=25.0,
+    ...                        anchor=noisy_anchor(t, scale=0.1, rng=1), clip=100.0, feature_bound=5.0,
+    ...                        label_bound=25.0,
     ...                        trials=2, rng=0, iterations=300)
     >>> bool(c.mean["LOP"][1] > 100 * c.mean["QOP"][1])
     True

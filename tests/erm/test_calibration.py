@@ -218,7 +218,8 @@ def test_qop_and_compare_mechanisms_accept_the_optimal_split():
                                          iterations=50).diagnostics["sigma2"]
     c = compare_mechanisms(X, y, radii=[1.0], epsilon=1.0, delta=1e-3, lam=0.1, anchor=t, clip=10.0, trials=1,
                            rng=0, iterations=50, delta3_share="optimal", mechanisms=("QOP",), nonprivate=False)
-    assert c.info["delta3"] == pytest.approx(1e-3 * share) and c.info["sigma2"] == pytest.approx(r.diagnostics["sigma2"])
+    assert c.info["delta3"] == pytest.approx(1e-3 * share)
+    assert c.info["sigma2"] == pytest.approx(r.diagnostics["sigma2"])
     with pytest.raises(ValueError, match="delta3_share must be a number in \\(0, 1\\) or 'optimal'; got 'best'"):
         qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, delta3_share="best")
 
