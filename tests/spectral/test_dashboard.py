@@ -67,3 +67,41 @@ def test_panel1_overlays_say_what_is_true_at_the_defaults():
     fmt = rate("shuffle", n=300, k=3, eigengap=s.eigengap, epsilon=1.0, delta=1 / 300**2,
                epsilon0=shuffle_epsilon0(1.0, 300, 1 / 300**2, accountant="fmt21_numerical")).value
     assert sound > 3 * fmt
+
+
+@pytest.mark.slow
+def test_the_notebooks_what_to_try_numbers_hold_for_seeds_0_1_2():
+    """Notebook 01's panel-1 and panel-2 ranges (measured for seeds 0, 1, 2; 3 trials)."""
+    import numpy as np
+
+    from dpexplore.spectral import analyze_gauss_sigma, rr_noise_variance, shuffle_epsilon0
+    from dpexplore.ui.spectral import EPS_GRID
+
+    d = SpectralClusteringDashboard(query_string="trials=1")
+    i = {e: j for j, e in enumerate(EPS_GRID)}
+
+    def slopes(p):
+        note = next(a.text for a in d._fig_vs_n(p).layout.annotations if "slope" in (a.text or ""))
+        return {line.split(":")[0]: float(line.split("slope ")[1].split()[0]) for line in note.split("<br>")}
+
+    for seed in (0, 1, 2):
+        p = dict(d.params(), seed=seed, trials=3)
+        sh, ag, npw = (d._eps_sweep(p, m).mean(1) for m in ("shuffle", "analyze_gauss", "noisy_power"))
+        assert 0.17 <= sh[i[1.0]] <= 0.25 and np.all(sh[i[2.0]:] <= 0.0025)
+        assert np.all(ag[: i[2.0] + 1] > 0.55) and np.all(npw[: i[2.0] + 1] > 0.55)
+        assert 0.24 <= ag[i[4.0]] <= 0.53 and 0.24 <= npw[i[4.0]] <= 0.53
+        assert ag[i[8.0]] < 0.03 and npw[i[8.0]] < 0.03
+        fmt = d._eps_sweep(dict(p, accountant="fmt21_numerical"), "shuffle").mean(1)
+        assert 0.028 <= fmt[i[0.5]] <= 0.05 and np.all(fmt[i[1.0]:] <= 0.004)
+        s1 = slopes(dict(p, accountant="none"))
+        assert -0.93 <= s1["Matrix shuffling"] <= -0.87 and abs(s1["Analyze Gauss"]) < 0.1
+        s3 = slopes(dict(p, accountant="none", epsilon=3.0))
+        assert -1.0 <= s3["Matrix shuffling"] <= -0.94 and -0.98 <= s3["Analyze Gauss"] <= -0.69
+        for eps in (1.0, 3.0):
+            sf = slopes(dict(p, accountant="fmt21_numerical", epsilon=eps))
+            assert -1.74 <= sf["Matrix shuffling"] <= -1.53
+    # the per-entry noise-variance ratios the notebook quotes (deterministic)
+    for n, acc, want in ((300, "none", 14.9), (1000, "none", 19.4), (300, "fmt21_numerical", 80.2),
+                         (1000, "fmt21_numerical", 237.5)):
+        e0 = shuffle_epsilon0(1.0, n, 1 / n**2, accountant=acc)
+        assert analyze_gauss_sigma(1.0, 1 / n**2) ** 2 / rr_noise_variance(e0) == pytest.approx(want, abs=0.06)
