@@ -910,8 +910,8 @@ def audit_qop_anchor_scale_pair(
     in the likelihood ratio. ``exact_epsilon`` from :func:`qop_anchor_scale_pair_exact_epsilon`.
     Measured (ε = 2, δ = 0.01, m = 2, 100 000 runs per input; tests/erm/test_audit.py): exact ε 3.22,
     ε̂ = 2.10, 2.66, 2.61 for seeds 0, 1, 2 — a measured leak above the claim, not a run-count ceiling.
-    Attribution: exact-solve QOP with an inexact anchor is not covered by the paper's exact-solve guarantee (τ = η = 0); its F2
-    experiment runs it.
+    Attribution: exact-solve QOP with an inexact anchor is not covered by the paper's exact-solve
+    guarantee (τ = η = 0); its F2 experiment runs it.
 
     Examples
     --------
