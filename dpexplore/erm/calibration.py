@@ -178,7 +178,7 @@ def _sigma2_terms(epsilon1, delta1, delta3, L, d, m, rho, variant):
     alpha = _alpha(delta3, d, m)
     alpha1 = _alpha1(delta1, delta3, d, m, variant, alpha)
     ok = np.isfinite(alpha) & np.isfinite(alpha1) & (alpha > 0) & (alpha1 > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):  # α = 0 (δ3 below the float range): NaN, flagged by ok
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # α = 0: NaN (ok); α1 tiny: σ² = inf
         f2 = (m - d + 1) / alpha + 1.0
         a_term = np.where(ok, 2 * L / epsilon1 * (f2 + 2 * (2 * rho + 2) / alpha), np.nan)
         b_term = np.where(ok, 2 * L / alpha1, np.nan)
