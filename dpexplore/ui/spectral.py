@@ -393,7 +393,8 @@ class SpectralClusteringDashboard(Dashboard):
         rr = randomized_response_graph(A, epsilon0=e0, rng=_stream(p["seed"], 7))
         perm = _stream(p["seed"], 8).permutation(N_VIEW)
         mats = [A.toarray(), rr.matrix, rr.matrix[np.ix_(perm, perm)]]
-        titles = ["A (sorted by block)", f"randomized response, ε0 = {e0:.2f}", "shuffled: P Ã Pᵀ (released)"]
+        refuted = "" if p["accountant"] == "none" else " (amplified claim, REFUTED)"
+        titles = ["A (sorted by block)", f"randomized response, ε0 = {e0:.2f}{refuted}", "shuffled: P Ã Pᵀ (released)"]
         fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.04)
         for c, mat in enumerate(mats, 1):
             fig.add_trace(go.Heatmap(z=mat, colorscale=[[0, "#ffffff"], [1, "#000000"]], showscale=False,
