@@ -29,7 +29,7 @@ def main() -> None:
     rows = []
     for n, d in ((300, 100), (3000, 1000)):
         X, y, t = interpolation_data(n, d, xi=5.0, rng=0)
-        a = noisy_anchor(t, eta=0.1, rng=1)
+        a = noisy_anchor(t, scale=0.1, rng=1)
         kw = dict(epsilon=0.5, delta=0.01, lam=1.0, radius=10.0, iterations=1000, feature_bound=5.0)
         rep = 3 if d <= 100 else 1
         B = interpolation_label_bound(5.0)
@@ -43,7 +43,7 @@ def main() -> None:
     rows = []
     for n, d, trials in ((200, 50, 3), (300, 100, 10)):
         X, y, t = interpolation_data(n, d, xi=5.0, rng=0)
-        a = noisy_anchor(t, eta=0.1, rng=1)
+        a = noisy_anchor(t, scale=0.1, rng=1)
         radii = np.logspace(-2, 3, 7)
         t0 = time.perf_counter()
         compare_mechanisms(X, y, radii=radii, epsilon=0.5, delta=0.01, lam=1.0, anchor=a, clip=1e4, trials=trials,

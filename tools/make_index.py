@@ -10,12 +10,13 @@ import nbformat
 PAPERS = [
     ("01_spectral_clustering.ipynb", "Private spectral graph clustering",
      "Koskela, Seif, Poor, Goldsmith (arXiv:2510.07136)",
-     "how shuffling randomized-response edges amplifies privacy so clustering error vanishes with n, "
-     "while Analyze Gauss and the noisy power method stay O(1)."),
+     "randomized response with a vertex relabelling (matrix shuffling) against Analyze Gauss and the noisy "
+     "power method — and an audit showing that the claimed amplification by shuffling does not hold under worst-case "
+     "edge DP (two re-identifiable hubs keep ε = ε0 at every n), so the error does not vanish with n."),
     ("02_private_pca.ipynb", "DP PCA by adaptive power iteration",
      "Nguyen, Ene, Nguyen (arXiv:2602.11454)",
      "why worst-case private PCA pays √d, and how filtering rows with the sparse vector technique "
-     "beats it on low-coherence data."),
+     "beats worst-case noisy power iteration on low-coherence data (and where it stops helping)."),
     ("03_markov_trajectories.ipynb", "DP Markov-chain state trajectories",
      "Benvenuti, Hale",
      "releasing a state trajectory online with permute-and-flip over −log P shortest-path distances, "
@@ -26,7 +27,8 @@ PAPERS = [
      "limit μ = √(I_π/n)."),
     ("05_quadratic_objective_perturbation.ipynb", "Quadratic objective perturbation",
      "Cortild, Cartis (arXiv:2605.05905)",
-     "private ERM whose error does not grow with the parameter box, unlike linear objective perturbation."),
+     "private ERM whose error does not grow with the parameter box, unlike linear objective perturbation — "
+     "and what that depends on: a good anchor, paid for with output noise when it is not exact."),
 ]
 
 

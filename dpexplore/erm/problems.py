@@ -83,20 +83,41 @@ def interpolation_data(n: int, d: int, *, xi: float, rng: RNGLike = None):
     return X, X @ theta_true, theta_true
 
 
-def noisy_anchor(theta_true, *, eta: float, rng: RNGLike = None) -> np.ndarray:
-    """Anchor θ̃ = θ_true + η·N(0, I) (the reference experiment uses η = 0.1).
+def noisy_anchor(theta_true, *, eta: float | None = None, scale: float | None = None,
+                 rng: RNGLike = None) -> np.ndarray:
+    """An anchor θ̃ near θ_true: give exactly one of ``eta`` (its distance) or ``scale`` (its noise per coordinate).
 
-    η is a per-coordinate standard deviation, so ‖θ̃ − θ*‖ ≈ η√d.
+    One symbol, one meaning across this package: **η is the anchor accuracy ‖θ̃ − θ*‖** — the
+    quantity :func:`~dpexplore.erm.qop_inexact` declares (``eta``), the utility bounds use and the
+    dashboard's slider sets.
+
+    * ``eta=η``: θ̃ = θ_true + η·u with u uniform on the unit sphere, so ‖θ̃ − θ_true‖ = η exactly;
+    * ``scale=s``: θ̃ = θ_true + s·N(0, I), the reference experiment's anchor (s = 0.1); then
+      ‖θ̃ − θ_true‖ ≈ s√d, which is the η to declare (compute it as ``np.linalg.norm(θ̃ − θ_true)``).
 
     Examples
     --------
-    >>> a = noisy_anchor(np.zeros(4), eta=0.0, rng=0)
-    >>> a.tolist()
+    >>> a = noisy_anchor(np.zeros(4), eta=0.5, rng=0)
+    >>> round(float(np.linalg.norm(a)), 12)
+    0.5
+    >>> noisy_anchor(np.zeros(4), scale=0.0, rng=0).tolist()
     [0.0, 0.0, 0.0, 0.0]
     """
     theta_true = check_vector(theta_true, "theta_true")
+    if (eta is None) == (scale is None):
+        raise TypeError("noisy_anchor needs exactly one of eta (the distance ‖θ̃ − θ_true‖) or scale (the standard "
+                        f"deviation per coordinate); got eta={eta!r}, scale={scale!r}")
+    gen = as_generator(rng)
+    if scale is not None:
+        scale = check_positive(scale, "scale", allow_zero=True)
+        return theta_true + scale * gen.standard_normal(theta_true.shape[0])
     eta = check_positive(eta, "eta", allow_zero=True)
-    return theta_true + eta * as_generator(rng).standard_normal(theta_true.shape[0])
+    u = gen.standard_normal(theta_true.shape[0])
+    norm = float(np.linalg.norm(u))
+    while norm == 0.0:  # probability 0; kept so the direction is always defined
+        u = gen.standard_normal(theta_true.shape[0])
+        norm = float(np.linalg.norm(u))
+    return theta_true + eta * (u / norm)
 
 
 def empirical_risk(X, y, theta):

@@ -4,8 +4,14 @@ split, and LOP's noise scale as a function of the box radius κ.
 All bounds are on the **expected excess empirical risk** and come with explicit constants
 (Cortild & Cartis 2026 and the authors' reference code, notebook F1):
 
-* exact solve:   ``(σ²/2) · m · D²``  (D = distance between the anchor and the common minimiser θ*),
-* inexact solve: ``n d L σ̃²/2 + G √d σ̃ + τ + σ² m (D² + η²)``.
+* exact solve:   ``(σ²/2) · m · D²``,
+* inexact solve: ``n d L σ̃²/2 + G √d σ̃ + τ + σ² m (D² + η²)``,
+
+where **D = ‖θ_np − θ*‖ is the distance from the unperturbed solution** θ_np = argmin_C J(·; D) (no
+quadratic) to the common minimiser θ* — as in the authors' reference code and the derivation — and
+η ≥ ‖θ̃ − θ*‖ is the anchor accuracy (the same η that :func:`~dpexplore.erm.qop_inexact` declares).
+D is *not* the anchor's distance ‖θ̃ − θ*‖: under that reading the exact bound would be 0 with an
+exact anchor, and the inexact bound would count the anchor error twice (in D² and in η²).
 
 Neither depends on the diameter of the constraint set — that is the paper's point. Functions
 return NaN where the calibration is undefined (e.g. δ3 too large for the λ_min quantile).
@@ -87,7 +93,7 @@ def qop_exact_bound(
     epsilon: float, delta1: float, delta3: float, *, L: float, d: int, m: float, D: float, rho: float = 1.0,
     alpha1: str = "reference",
 ) -> float:
-    """Exact-solve bound ``(σ²/2) m D²`` at one (m, δ1, δ3) [paper, bound].
+    """Exact-solve bound ``(σ²/2) m D²`` at one (m, δ1, δ3), D = ‖θ_np − θ*‖ [paper, bound].
 
     Examples
     --------
@@ -304,7 +310,8 @@ def qop_utility_bound(
     n, d : int
         Sample size and dimension.
     D : float
-        Distance between the anchor and the common minimiser.
+        D = ‖θ_np − θ*‖, the distance from the unperturbed (non-private) solution to the common
+        minimiser θ* (not the anchor's distance; module docstring).
     rho : float
         Hessian-rank bound.
     G : float

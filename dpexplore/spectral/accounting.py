@@ -1,8 +1,9 @@
 """What each edge-DP mechanism costs: deterministic accounting, separate from sampling.
 
 * Matrix shuffling: randomized response with ε0 on every pair, then a uniform vertex permutation.
-  [standard stand-in; the paper's own amplification theorem was not available] Each vertex's row is
-  treated as one ε0-LDP report among n and amplified with the Feldman–McMillan–Talwar bounds of
+  [OUR stand-in, not the paper's accounting: the paper's own amplification theorem was not available]
+  Each vertex's row is treated as one ε0-LDP report among n and amplified with the
+  Feldman–McMillan–Talwar bounds of
   :mod:`dpexplore.core.shuffle_amplification` (2021 closed form, 2021/2023 numerical clone pair).
   The accountant is a parameter: a name or any callable ``(epsilon0, n, delta) -> epsilon``.
 
@@ -15,7 +16,20 @@
   :func:`~dpexplore.spectral.audit.audit_matrix_shuffle_hubs`, which measures ε̂ ≈ ε0 > the FMT
   claim). ``accountant="none"`` — the default everywhere in this package — is the sound guarantee
   for every graph: ε = ε0 (randomized response followed by a data-independent relabelling, i.e.
-  post-processing). The FMT accountants stay available to reproduce the paper's claims.
+  post-processing). The FMT accountants stay available to show what an amplified claim would give.
+
+  **Why no amplification claim can hold under worst-case edge DP.** On the two-hub pair the
+  release's exact ε is ε0 at *every* n, so any accountant whose ε → 0 as n → ∞ — our FMT stand-in,
+  and equally the paper's abstract claim (effective ε → 0 as n grows) read as worst-case edge DP —
+  is refuted for large n; attribute it precisely: the audit refutes our stand-in, and it shows that
+  the abstract's claim cannot hold in that reading (the paper's own theorem was not available to us,
+  so we cannot say which step of it fails). Three reasons the row-as-report picture does not apply:
+  (1) a row is not an ε0-LDP report: replacing one vertex's row changes up to n − 1 pairs, so a row
+  is only (n − 1)ε0-LDP against replacement, and the FMT bounds for that local ε amplify nothing;
+  (2) one edge touches *two* reports (rows i and j), and the bounds are for neighbouring data sets
+  that differ in one report; (3) the relabelling is one permutation applied to rows *and* columns,
+  so it leaves the graph's structure (degrees, adjacency between rows) intact, and vertices that the
+  structure identifies — like the hubs — are identified in the release too.
 * Analyze Gauss: one Gaussian mechanism with ℓ2 sensitivity 1 (an edge changes one upper-triangular
   coordinate by 1); σ from the analytic Gaussian mechanism (Balle & Wang 2018).
 * Noisy power method: L Gaussian steps composed in zCDP (Bun & Steinke 2016): ρ = L/(2σ²).
@@ -70,8 +84,9 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float, *, accountant: Accoun
         Target δ in (0, 1).
     accountant : str or callable
         ``"none"`` (default: ε = ε0, no amplification — the sound bound for every graph),
-        ``"fmt21_numerical"`` (the paper's stand-in), ``"fmt23_numerical"``, ``"fmt21_closed_form"``
-        (amplified claims, refuted on graphs with re-identifiable vertices), or a callable
+        ``"fmt21_numerical"`` (our stand-in for the paper's unavailable accounting), ``"fmt23_numerical"``,
+        ``"fmt21_closed_form"`` (amplified claims, all refuted on graphs with re-identifiable vertices), or a
+        callable
         ``(epsilon0, n, delta) -> epsilon``.
 
     Returns

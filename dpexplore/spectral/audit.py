@@ -171,9 +171,12 @@ def worst_case_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int,
     independently of the rest, or the rest cancels in the shift A₁X − A₀X), so the cheapest graph
     is used. For matrix shuffling the pair matters. On this one the relabelling hides where the
     edge is (its likelihood ratio depends only on the released edge count, which makes the exact
-    law computable at any n, :func:`edge_count_laws`), and an exhaustive search over all 34 graphs
-    on 5 vertices found no harder pair there — but at n = 5 nothing is amplified anyway. At
-    realistic n the hard pairs are the asymmetric ones: see :func:`hub_edge_pair`.
+    law computable at any n, :func:`edge_count_laws`). It is **not** the hardest pair for matrix
+    shuffling, even at n = 5: at δ = 0 every neighbouring pair on 5 vertices has exact ε = ε0, but at
+    the package's δ = 1/n² = 0.04 an exhaustive search over all 34 graphs on 5 vertices (exact laws,
+    :func:`shuffled_rr_law`) finds harder ones — at ε0 = 1, empty vs one edge has exact ε 0.375,
+    while a triangle vs the triangle plus a disjoint edge has 0.746 (tested). At realistic n the hard
+    pairs are the asymmetric ones: see :func:`hub_edge_pair`.
 
     Examples
     --------

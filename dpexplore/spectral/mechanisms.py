@@ -232,7 +232,7 @@ def matrix_shuffle(
     >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, rng=0)  # sound accounting: ε0 = ε
     >>> r.matrix.shape, r.epsilon0, r.accountant
     ((60, 60), 1.0, 'none')
-    >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, accountant="fmt21_numerical", rng=0)  # the paper's claim
+    >>> r = matrix_shuffle(A, epsilon=1.0, delta=1e-4, accountant="fmt21_numerical", rng=0)  # our stand-in
     >>> r.epsilon <= 1.0 < r.epsilon0
     True
     """

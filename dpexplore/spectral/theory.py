@@ -253,7 +253,8 @@ def misclassification_bound(noise_op: float, *, n: int, k: int, eigengap: float,
 
 
 def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, delta: float,
-         iterations: int = 10, max_row_norm: float | None = None, constant: float = 1.0) -> TheoryValue:
+         iterations: int = 10, max_row_norm: float | None = None, constant: float = 1.0,
+         epsilon0: float | None = None) -> TheoryValue:
     """Leading-order misclassification rate of each mechanism with a STATED constant [rate].
 
     [reconstruction] The paper states Õ-rates (shuffle Õ(k/(n(e^ε − 1)²Δ_k²)), noisy power
@@ -264,8 +265,12 @@ def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, del
     rate = C · k ‖E‖²/(n Δ_k² (Δ*/2)²), with
 
     * Analyze Gauss: ‖E‖² = 4nσ², σ the analytic Gaussian σ(ε, δ);
-    * shuffle: ‖N‖² = 4n/e^{ε0} with the asymptotic e^{ε0} = n(e^ε − 1)²/(64 log(4/δ)), which gives the
-      1/(n(e^ε − 1)²) factor; NaN where that e^{ε0} ≤ e^ε (n too small);
+    * shuffle, ``epsilon0=None``: ‖N‖² = 4n/e^{ε0} with the asymptotic FMT closed-form
+      e^{ε0} = n(e^ε − 1)²/(64 log(4/δ)), which gives the paper's 1/(n(e^ε − 1)²) factor (an
+      *amplified* accounting, refuted by the two-hub audit); NaN where that e^{ε0} ≤ e^ε (n too small);
+    * shuffle with ``epsilon0`` given: the rate of the accountant that chose that ε0,
+      ‖N‖² = 4n·e^{ε0}/(e^{ε0} − 1)² (the debiased randomized-response variance) — with the sound
+      accountant (ε0 = ε) it does not shrink with n;
     * noisy power: ‖G‖ = σ_np Δ (√n + √k), Δ = √2 · max row norm of U, σ_np = √(L/(2ρ)).
 
     The curves show shapes (slopes in n and ε); with ``constant = 1`` they are not bounds.
@@ -275,6 +280,9 @@ def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, del
     >>> a = rate("analyze_gauss", n=1000, k=3, eigengap=83.25, epsilon=1.0, delta=1e-6).value
     >>> s = rate("shuffle", n=1000, k=3, eigengap=83.25, epsilon=1.0, delta=1e-6).value
     >>> s < a
+    True
+    >>> sound = rate("shuffle", n=1000, k=3, eigengap=83.25, epsilon=1.0, delta=1e-6, epsilon0=1.0).value
+    >>> s < sound < a  # the sound accountant's rate: no 1/n gain
     True
     """
     mechanism = check_choice(mechanism, "mechanism", ("shuffle", "analyze_gauss", "noisy_power"))
@@ -291,6 +299,8 @@ def rate(mechanism: str, *, n: int, k: int, eigengap: float, epsilon: float, del
         return _bad("eigengap must be > 0")
     if mechanism == "analyze_gauss":
         norm2 = 4.0 * n * analyze_gauss_sigma(eps, delta) ** 2
+    elif mechanism == "shuffle" and epsilon0 is not None:
+        norm2 = 4.0 * n * rr_noise_variance(check_epsilon(epsilon0, "epsilon0"))
     elif mechanism == "shuffle":
         e_e0 = n * math.expm1(eps) ** 2 / (64.0 * math.log(4.0 / delta))
         if e_e0 <= math.exp(eps):

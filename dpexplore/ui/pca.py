@@ -54,7 +54,8 @@ def _bands_without_markers(fig: go.Figure) -> None:
 class PrivatePCADashboard(Dashboard):
     """Adaptive vs worst-case private power iteration on matrices with set eigengap and coherence."""
 
-    title = "Private PCA: adaptive power iteration beats the worst case on low-coherence data"
+    title = ("Private PCA: adaptive power iteration beats worst-case noisy power iteration on low-coherence data "
+             "(and, at d = 200, matches Analyze Gauss)")
     intro = (
         "Each row of A (n×d) is one person; neighbouring datasets differ by adding or removing <b>one row</b>. "
         "Worst-case methods clip rows to norm 1 and add noise for a row of norm 1 (error grows like √d). "
@@ -90,13 +91,20 @@ class PrivatePCADashboard(Dashboard):
     panels = [
         Panel("vs_eps", "1. Error vs privacy ε", depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials",
                                                             "seed"),
-              caption="Lower is better. On spread (low-coherence) data the adaptive method reaches a given error "
-                      "at a much smaller ε than worst-case noisy power iteration; compare it with Analyze Gauss "
-                      "as d grows. The grey line marks the ε slider."),
+              caption="Lower is better. On spread (low-coherence) data the adaptive method beats worst-case noisy "
+                      "power iteration (7–17× lower error at ε ≥ 5 at the defaults, seeds 0–2); at d = 200 it "
+                      "<i>matches</i> Analyze Gauss (within a factor 0.8–1.7), it does not beat it. The dotted Thm 1.1 "
+                      "rate uses the noise scale the mechanism really spends (ε² → 2ρ(ε, δ), its zCDP budget), so "
+                      "at large ε it falls about like ε⁻¹, as the measurement does (≈ ε⁻¹·¹); with constant 1 it "
+                      "lies 13–33× below "
+                      "the measured error at ε ≥ 2 (a rate's shape, not a bound). The grey line marks the ε slider."),
         Panel("vs_coherence", "2. Error vs coherence Υ at the chosen ε",
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
-              caption="The adaptive advantage shrinks as the top direction concentrates on fewer rows: their "
-                      "contributions approach the worst-case bound 1. Past Υ ≈ 1/σ1 (dotted line) those rows hit "
+              caption="The adaptive advantage shrinks as the top direction concentrates on fewer rows — their "
+                      "contributions approach the worst-case bound 1 — and then <b>reverses</b>: at Υ ≈ 0.25 and "
+                      "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.17–0.23 vs "
+                      "0.13–0.15, seeds 0–2; Analyze Gauss 0.016 beats both). Past Υ ≈ 1/σ1 (dotted line) those "
+                      "rows hit "
                       "the row-norm bound, the matrix is scaled down and every method fails. The dashed line marks "
                       "the coherence slider."),
         Panel("thresholds", "3. What 'adaptive' means: the private thresholds θ_t, per iteration",

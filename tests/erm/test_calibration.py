@@ -149,3 +149,91 @@ def test_validation_messages():
         wishart_alpha1(0.1, 0.1, 3, 6, variant="tight")
     with pytest.raises(TypeError, match=r"epsilon1 must be a finite number > 0"):
         qop_sigma2("1", 0.1, 0.1, L=1, d=3, m=6)
+
+
+def _alpha1_reference_80_digits(delta1, delta3, d, m):
+    """The reference α1 in 80-digit arithmetic: h with γ(s, α + h) − γ(s, α) = δ1(1 − δ3)/D_m.
+
+    mpmath integrates the gamma density over [α, α + h] directly (``gammainc(s, a, b)``), so no
+    cancellation; Newton's method in 80 digits. α and log D_m are the package's (tested above).
+    """
+    import mpmath as mp
+
+    with mp.workdps(80):
+        s = mp.mpf(m - d + 1) / 2
+        a = mp.mpf(wishart_alpha(delta3, d, m))
+        add = mp.mpf(delta1) * (1 - mp.mpf(delta3)) / mp.exp(mp.mpf(wishart_log_Dm(d, m)))
+
+        def dens(x):
+            return x ** (s - 1) * mp.exp(-x)
+
+        h = add / dens(a)
+        for _ in range(100):
+            new = h - (mp.gammainc(s, a, a + h) - add) / dens(a + h)
+            if abs(new - h) < mp.mpf(10) ** -30 * h:
+                return float(new)
+            h = new
+    raise AssertionError("80-digit Newton did not converge")
+
+
+@pytest.mark.parametrize(("d", "m"), [(100, 200), (100, 400), (50, 200), (12, 69), (10, 20)])
+def test_reference_alpha1_matches_80_digit_arithmetic_where_alpha1_is_below_ulp_alpha(d, m):
+    # (100, 200), (100, 400), (50, 200): α1 < ulp(α), where the old Newton loop added the tangent step
+    # 16 times (+11%, 17×, 17×); (12, 69), (10, 20): ordinary regimes. The tolerance is rounding:
+    # α and D_m enter as doubles (relative error ~1e-15 each, amplified by the density's slope
+    # (s − 1)/α·α ≤ 10²), far below 1e-10.
+    d1 = d3 = 0.005
+    got = wishart_alpha1(d1, d3, d, m)
+    assert got == pytest.approx(_alpha1_reference_80_digits(d1, d3, d, m), rel=1e-10)
+    if (d, m) in ((100, 200), (100, 400), (50, 200)):
+        alpha = wishart_alpha(d3, d, m)
+        assert alpha + got == alpha or got < 1e-12 * alpha  # the regime the issue is about
+
+
+def test_optimal_delta3_share_beats_every_share_of_a_linear_and_a_log_grid():
+    from dpexplore.erm import qop_optimal_delta3_share
+
+    for eps, dl, L, d, m in [(0.5, 0.01, 25.0, 100, 200), (1.0, 1e-5, 1.0, 12, 69), (2.0, 1e-3, 1.0, 5, 10)]:
+        share = qop_optimal_delta3_share(eps, dl, L=L, d=d, m=m)
+        best = qop_sigma2(eps, dl * (1 - share), dl * share, L=L, d=d, m=m)
+        grid = np.concatenate([np.linspace(0.01, 0.99, 99), 10.0 ** np.linspace(-290, -1, 500)])
+        others = np.array([qop_sigma2(eps, dl * (1 - g), dl * g, L=L, d=d, m=m) for g in grid])
+        assert best <= np.nanmin(others) * (1 + 1e-9)
+    # the issue's number: at d = 100, m = 2d the even split pays ≈ 10¹² in σ²
+    share = qop_optimal_delta3_share(0.5, 0.01, L=25.0, d=100, m=200)
+    ratio = qop_sigma2(0.5, 0.005, 0.005, L=25.0, d=100, m=200) / qop_sigma2(
+        0.5, 0.01 * (1 - share), 0.01 * share, L=25.0, d=100, m=200)
+    assert 1e11 < ratio < 1e13
+
+
+def test_qop_and_compare_mechanisms_accept_the_optimal_split():
+    from dpexplore.erm import compare_mechanisms, interpolation_data, qop, qop_optimal_delta3_share
+
+    X, y, t = interpolation_data(60, 10, xi=1.0, rng=0)
+    share = qop_optimal_delta3_share(1.0, 1e-3, L=1.0, d=10, m=20)
+    r = qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, delta3_share="optimal", rng=0,
+            iterations=50)
+    assert r.split["delta3"] == pytest.approx(1e-3 * share) and r.split["delta1"] + r.split["delta3"] == 1e-3
+    assert r.diagnostics["sigma2"] < qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, rng=0,
+                                         iterations=50).diagnostics["sigma2"]
+    c = compare_mechanisms(X, y, radii=[1.0], epsilon=1.0, delta=1e-3, lam=0.1, anchor=t, clip=10.0, trials=1,
+                           rng=0, iterations=50, delta3_share="optimal", mechanisms=("QOP",), nonprivate=False)
+    assert c.info["delta3"] == pytest.approx(1e-3 * share)
+    assert c.info["sigma2"] == pytest.approx(r.diagnostics["sigma2"])
+    with pytest.raises(ValueError, match="delta3_share must be a number in \\(0, 1\\) or 'optimal'; got 'best'"):
+        qop(X, y, epsilon=1.0, delta=1e-3, lam=0.1, radius=2.0, anchor=t, delta3_share="best")
+
+
+def test_noisy_anchor_eta_is_the_distance_and_scale_the_per_coordinate_sd():
+    from dpexplore.erm import noisy_anchor
+
+    t = np.arange(50.0)
+    for eta in (1e-3, 0.1, 3.0):
+        assert np.linalg.norm(noisy_anchor(t, eta=eta, rng=1) - t) == pytest.approx(eta, rel=1e-12)
+    a = noisy_anchor(np.zeros(20_000), scale=0.1, rng=2)
+    # sample sd of 20 000 N(0, 0.01) draws: relative standard error 1/√(2·20 000) = 0.5%; 5 s.e.
+    assert np.std(a) == pytest.approx(0.1, rel=0.025)
+    with pytest.raises(TypeError, match="exactly one of eta"):
+        noisy_anchor(t, eta=0.1, scale=0.1)
+    with pytest.raises(TypeError, match="exactly one of eta"):
+        noisy_anchor(t)

@@ -104,7 +104,7 @@ def test_qop_inexact_is_in_the_audit_selector_and_its_broken_variant_is_caught_a
     """The plotted mechanism can be audited: correct qop_inexact not refuted, η term dropped refuted (defaults)."""
     b = QuadraticPerturbationDashboard(query_string=SMALL + "&audit=qop_inexact")
     assert "qop_inexact" in [v for _, v in b.widgets["audit"].options]
-    assert b.params()["audit_epsilon"] == 2.0 and b.params()["delta"] == 0.01 and b.params()["eta"] == 0.1
+    assert b.params()["audit_epsilon"] == 2.0 and b.params()["delta"] == 0.01 and b.params()["audit_eta"] == 0.1
     assert b.audit_panel.runs.value == b.audit_runs[0] == 100_000
     b.audit_panel.start(wait=True)
     good = b.audit_panel.report
@@ -133,3 +133,58 @@ def test_declared_tau_is_certified_or_the_page_says_it_is_not():
     assert "NOT ≤ τ" in _certificate_note(bad)
     assert "not (ε, δ)-DP at these settings" in bad._message_box.value and "raise m/d" in bad._message_box.value
     assert not bad.errors  # a warning in the page, not an error: the panels are still drawn
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_panel_shows_the_headline_effect_the_caption_promises(seed):
+    """Panel 1 at the true defaults (η = 10⁻³): the private QOP is flat in κ while LOP grows like κ².
+
+    Measured for seeds 0–2: private QOP 80–120 for κ ≥ 10 (≤ 1.3× its value at κ = 10), LOP 5e3–1.2e7,
+    clipped LOP 490–870. The caption's counter-statement (η = 0.1 puts QOP on LOP) is checked too.
+    """
+    b = QuadraticPerturbationDashboard(query_string=f"seed={seed}")
+    c = b._sweep(b.params())
+    q, lop, clipped = c.mean["QOP"], c.mean["LOP"], c.mean["clipped LOP"]
+    big = c.radii >= 10
+    assert np.all(q[big] < lop[big] / 40) and np.all(q[big] < clipped[big])
+    assert q[big].max() < 2 * q[big].min()  # flat
+    assert lop[-1] / lop[big][0] > 1e3  # LOP ∝ κ² (κ from 10 to 1000)
+    cap = next(p.caption for p in b.panels if p.name == "risk")
+    assert "At the defaults (η = 10⁻³)" in cap
+    hi = QuadraticPerturbationDashboard(query_string=f"seed={seed}&eta=0.1")
+    ch = hi._sweep(hi.params())
+    assert np.all(ch.mean["QOP"][big] > 0.05 * ch.mean["LOP"][big])  # on LOP's scale (κ² growth)
+
+
+def _big_kappa(b, **kw):
+    c = b._sweep(dict(b.params(), **kw))
+    return c, c.radii >= 10
+
+
+@pytest.mark.slow
+def test_the_notebooks_what_to_try_numbers_hold_for_seeds_0_1_2():
+    """Every range notebook 05 quotes under "What to try" (measured for seeds 0, 1, 2)."""
+    b = QuadraticPerturbationDashboard()
+    for seed in (0, 1, 2):
+        c, big = _big_kappa(b, seed=seed)
+        assert c.info["output_sigma"] == pytest.approx(2.8, abs=0.05)
+        assert 80 <= c.mean["QOP"][big].min() and c.mean["QOP"][big].max() <= 120
+        assert 1.1e7 <= c.mean["LOP"][-1] <= 1.3e7
+        assert 490 <= c.mean["clipped LOP"][big].min() and c.mean["clipped LOP"][big].max() <= 870
+        c, big = _big_kappa(b, seed=seed, eta=0.1)
+        assert c.info["output_sigma"] == pytest.approx(283, rel=0.01)
+        assert 4e3 < c.mean["QOP"][big][0] < 6e3 and 0.84e6 <= c.mean["QOP"][-1] <= 1.02e6
+        assert np.all(c.mean["QOP θ̂ (no output noise)"][big] == pytest.approx(c.anchor_risk, rel=0.05))
+        for eta, lo, hi in ((1.0, 0.22, 0.25), (3.0, 2.0, 2.3)):
+            c, big = _big_kappa(b, seed=seed, eta=eta)
+            assert lo <= c.anchor_risk <= hi
+            assert np.all(c.mean["QOP θ̂ (no output noise)"][big] == pytest.approx(c.anchor_risk, rel=0.05))
+        c, big = _big_kappa(b, seed=seed, epsilon=20.0)
+        assert 0.15 <= c.mean["QOP"][big].min() and c.mean["QOP"][big].max() <= 0.35
+        assert 2.5 <= c.mean["clipped LOP"][big].min() and c.mean["clipped LOP"][big].max() <= 4.5
+        assert 3e6 <= c.mean["LOP"][-1] <= 4e6
+        c, big = _big_kappa(b, seed=seed, alpha1="consistent")
+        assert c.info["sigma2"] == pytest.approx(1.7e3, rel=0.05)
+        assert 80 <= c.mean["QOP"][big].min() and c.mean["QOP"][big].max() <= 120
+    assert b._sweep(b.params()).info["sigma2"] == pytest.approx(6e8, rel=0.02)

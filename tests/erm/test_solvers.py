@@ -153,9 +153,12 @@ def test_qop_inexact_checks_the_declared_tau():
     assert r.diagnostics["tau_certified"] and r.diagnostics["certified_suboptimality"] <= 1e-6
     # the released point is the certified θ⁺ (plus noise), and it is a fixed point to solver precision
     assert np.linalg.norm(r.diagnostics["theta_solver"] - t) < 0.1
-    with pytest.warns(RuntimeWarning, match="exceeds the declared tau"):
-        r = qop_inexact(X, y, tau=1e-6, max_iter=20, **kw)
-    assert not r.diagnostics["tau_certified"] and r.diagnostics["certified_suboptimality"] > 1e-6
+    # an uncertified solve releases nothing (no point, no ε): it raises, naming the certificate and τ
+    from dpexplore.erm import UncertifiedReleaseError
+
+    with pytest.raises(UncertifiedReleaseError, match="exceeds the declared tau = 1e-06.*nothing was released") as e:
+        qop_inexact(X, y, tau=1e-6, max_iter=20, **kw)
+    assert e.value.certified > 1e-6 and e.value.tau == 1e-6
     sw = qop_inexact_risk_sweep(X, y, radii=[1.0, 5.0], anchors=[t, t], anchor_errors=[1e-3, 1e-3], epsilon=1.0,
                                 delta=1e-3, lam=0.1, trials=2, rng=0, tau=1e-6)
     assert sw.info["tau_certified"] and sw.info["max_certified_suboptimality"] <= 1e-6
@@ -173,9 +176,10 @@ def test_tau_auto_is_public_and_certifiable_where_1e6_is_not():
     X, y, t = interpolation_data(200, 50, xi=5.0, rng=0)
     kw = dict(epsilon=0.5, delta=0.01, lam=1.0, radius=10.0, anchor=t + 0.05, eta=0.4, m=400, feature_bound=5.0,
               rng=0)
-    with pytest.warns(RuntimeWarning, match="exceeds the declared tau"):
-        fixed = qop_inexact(X, y, tau=1e-6, **kw)
-    assert not fixed.diagnostics["tau_certified"]
+    from dpexplore.erm import UncertifiedReleaseError
+
+    with pytest.raises(UncertifiedReleaseError, match="exceeds the declared tau"):
+        qop_inexact(X, y, tau=1e-6, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         auto = qop_inexact(X, y, tau="auto", **kw)

@@ -65,7 +65,17 @@ def test_spiked_gaussian_covariance():
 def test_theorem_1_1_scaling_and_conditions():
     a = theorem_1_1(2000, 200, 0.8, 2000**-0.5, 1.0, 1e-5, 5.0)
     b = theorem_1_1(2000, 200, 0.8, 2000**-0.5, 2.0, 1e-5, 5.0)
-    assert a.ok and a.kind == "rate" and a.value / b.value == pytest.approx(4.0)  # ∝ 1/ε²
+    # ε² enters as 2ρ(ε, δ), the zCDP budget the mechanism spends (noise ∝ 1/√(2ρ)), not ε²/(2 ln(2/δ))
+    from dpexplore.core.gaussian import dp_to_zcdp
+
+    assert a.ok and a.kind == "rate"
+    assert a.value / b.value == pytest.approx(dp_to_zcdp(2.0, 1e-5) / dp_to_zcdp(1.0, 1e-5), rel=1e-12)
+    for e in (0.3, 1.0, 10.0, 100.0):
+        t = theorem_1_1(2000, 200, 0.8, 2000**-0.5, e, 1e-5, 5.0)
+        assert t.value * 2 * dp_to_zcdp(e, 1e-5) == pytest.approx(a.value * 2 * dp_to_zcdp(1.0, 1e-5), rel=1e-12)
+    # so at large ε it falls like ε^-1.4 to ε^-1 (the measured error: ≈ ε⁻¹·¹), not like ε⁻² (the classic scale)
+    hi = [theorem_1_1(2000, 200, 0.8, 2000**-0.5, e, 1e-5, 5.0).value for e in (50.0, 100.0)]
+    assert -1.5 < math.log(hi[1] / hi[0]) / math.log(2) < -1.0
     # coherence enters as Υ²
     c = theorem_1_1(2000, 200, 0.8, 4 * 2000**-0.5, 1.0, 1e-5, 5.0)
     assert c.value / a.value == pytest.approx(16.0)

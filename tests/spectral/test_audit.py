@@ -322,3 +322,22 @@ def test_dashboard_says_which_run_count_each_audit_uses():
     assert f"at most {POWER_AUDIT_MAX_RUNS:,}" in panel.note.value
     panel.runs.value = 1000
     assert panel.note.value == ""
+
+
+def test_empty_vs_one_edge_is_not_the_hardest_shuffling_pair_at_n5_and_delta_1_over_n2():
+    """worst_case_edge_pair's docstring: at δ = 0 every pair is ε0, at δ = 1/25 a triangle + edge pair is harder."""
+    from dpexplore.core.privacy_curves import exact_epsilon
+    from dpexplore.spectral.audit import shuffled_rr_law, worst_case_edge_pair
+
+    a0, a1, _ = worst_case_edge_pair(5)
+    tri = np.zeros((5, 5))
+    tri[[0, 0, 1], [1, 2, 2]] = 1
+    tri = tri + tri.T
+    tri_e = tri.copy()
+    tri_e[3, 4] = tri_e[4, 3] = 1
+    laws = [shuffled_rr_law(m, epsilon0=1.0) for m in (a0, a1, tri, tri_e)]
+    assert exact_epsilon(laws[0], laws[1], 0.0) == pytest.approx(1.0, abs=1e-9)
+    assert exact_epsilon(laws[2], laws[3], 0.0) == pytest.approx(1.0, abs=1e-9)
+    empty = exact_epsilon(laws[0], laws[1], 1 / 25)
+    harder = exact_epsilon(laws[2], laws[3], 1 / 25)
+    assert empty == pytest.approx(0.3747, abs=1e-3) and harder == pytest.approx(0.7456, abs=1e-3)
