@@ -852,8 +852,9 @@ def audit_qop_anchor_scale_pair(
     """
     eps = check_epsilon(epsilon)
     eta = check_positive(anchor_error, "anchor_error")
-    runs, conf, chunk, gen = _common_audit(runs, delta, confidence, chunk, rng)
     dl = check_delta(delta)
+    runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress, max_runs=_MAX_RUNS)
+    gen = as_generator(rng)
     m = check_int(m, "m", low=1, high=1000)
     L = check_positive(smoothness, "smoothness")
     share = check_probability(delta3_share, "delta3_share", open_low=True, open_high=True)
@@ -865,7 +866,7 @@ def audit_qop_anchor_scale_pair(
     anchor = theta_star - eta
     X0, y0, X1, y1 = qop_anchor_scale_pair(smoothness=L, theta_star=theta_star)
 
-    def sample(B, g):
+    def sample(B, g=gen):
         out = []
         for X, y in ((X0, y0), (X1, y1)):
             W = _wishart(1, m, B, g)  # step 1 of QOP, W ~ χ²_m
@@ -875,7 +876,8 @@ def audit_qop_anchor_scale_pair(
         return out[0], out[1]
 
     t0 = time.perf_counter()
-    st = _statistical(sample, runs, gen, progress, chunk, dl, conf, eps, t0)
+    st = sampled_audit(sample, runs, delta=dl, confidence=conf, claimed_epsilon=eps, chunk=chunk, progress=progress,
+                       started=t0)
     pair = (f"{NEIGHBOURS}: d = 1, n = 2, λ = 0, anchor θ̃ = θ* − {eta:g}; D0 = {{(√L, √Lθ*), (0, 0)}}, "
             f"D1 = {{(√L, √Lθ*), (√L, √Lθ*)}} (L = {L:g}): curvature L vs 2L, same support")
     return ERMAudit(mechanism="QOP exact solve with an inexact anchor (non-degenerate pair)", neighbours=pair,

@@ -58,6 +58,8 @@ def _shuffle_name(acc: str) -> str:
 
 def _name(mech: str, acc: str) -> str:
     return _shuffle_name(acc) if mech == "shuffle" else NAMES[mech]
+
+
 N_VIEW = 90
 POWER_AUDIT_MAX_RUNS = 40_000  # each noisy-power run draws an n×k matrix: capped to keep the audit near 20 s
 SHUFFLE_SMALL_N = 6

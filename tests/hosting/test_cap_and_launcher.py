@@ -44,7 +44,7 @@ def test_serve_passes_voila_and_traitlet_options_through(monkeypatch, tmp_path):
     nb.mkdir()
     (nb / "00_index.ipynb").write_text("{}")
     calls = []
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
+    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append((cmd, cwd)) or 0)
     code = serve.main([str(nb), "--no-browser", "--port", "8999", "--LimitedKernelManager.max_kernels=2",
                        "--VoilaConfiguration.show_tracebacks=False"])
     assert code == 0

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dpexplore.spectral import experiments as X
-from tests.experiment_checks import check_dask_equals_serial, check_snippet_gives_the_dashboards_numbers, measured_ys
+from tests.experiment_checks import check_dask_equals_serial, check_snippet_gives_the_dashboards_numbers
 
 SMALL = dict(n=100, k=2, p=0.5, q=0.05)
 
@@ -53,7 +53,8 @@ def test_dashboard_snippet_gives_its_numbers():
     d = SpectralClusteringDashboard(query_string="n=120&trials=2&k=2&p=0.4&q=0.05")
     ns = check_snippet_gives_the_dashboards_numbers(d)
     # the figure draws exactly the result's mean
-    drawn = measured_ys(d.figures["vs_eps"], "Matrix shuffling (measured")[0]
+    drawn = [np.asarray(t.y, dtype=float) for t in d.figures["vs_eps"].data
+             if t.name and t.name.startswith("Matrix shuffling") and "(measured" in t.name][0]
     assert np.array_equal(drawn, ns["r_vs_eps"].curve("shuffle")[0])
 
 
