@@ -126,8 +126,8 @@ class AuditPanel(widgets.VBox):
         self._thread: threading.Thread | None = None
         self.report: AuditReport | None = None
         self.runs = widgets.IntSlider(value=default_runs, min=self._min, max=self._max, step=self._min,
-                                      description="runs per input", style={"description_width": "initial"},
-                                      continuous_update=False)
+                                      description="runs per input", style={"description_width": "10.5em"},
+                                      layout=widgets.Layout(width="420px"), continuous_update=False)
         self.broken = widgets.Checkbox(value=False, description="use the deliberately broken variant", indent=False)
         self.run_button = widgets.Button(description="Run audit", button_style="primary", icon="play")
         self.cancel_button = widgets.Button(description="Cancel", icon="stop", disabled=True)

@@ -14,7 +14,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
-__all__ = ["Control"]
+__all__ = ["Control", "LABEL_WIDTH"]
+
+#: width of every control's label column
+LABEL_WIDTH = "10.5em"
 
 _KINDS = ("float", "log", "int", "logint", "choice", "bool", "text")
 
@@ -139,8 +142,12 @@ class Control:
     # -- widget -------------------------------------------------------------------------
     def make_widget(self, value: Any) -> widgets.Widget:
         """Build the ipywidget for this control, set to ``value``."""
-        style = {"description_width": "initial"}
-        common = dict(description=self.label, description_allow_html=False, style=style, tooltip=self.help or None)
+        # A fixed label column leaves every slider a usable track (a long "initial"-width label left
+        # some 0 px); the label shows its short form, the tooltip the whole label and the help text.
+        style = {"description_width": LABEL_WIDTH}
+        tip = self.label + (f" — {self.help}" if self.help else "")
+        common = dict(description=self.short_label, description_allow_html=False, style=style, tooltip=tip,
+                      layout=widgets.Layout(width="100%"))
         k = self.kind
         if k == "float":
             step = self.step or (self.high - self.low) / 100
@@ -156,10 +163,26 @@ class Control:
             return widgets.IntSlider(value=value, min=int(self.low), max=int(self.high), step=int(self.step or 1),
                                      continuous_update=False, **common)
         if k == "choice":
+            longest = max(len(str(o[0] if isinstance(o, tuple) else o)) for o in self.options)
+            if longest > 24:  # a long option text gets two grid columns instead of being cut
+                common["layout"] = widgets.Layout(width="100%", grid_column="span 2")
             return widgets.Dropdown(options=list(self.options), value=value, **common)
         if k == "bool":
             return widgets.Checkbox(value=value, indent=False, **common)
-        return widgets.Textarea(value=value, layout=widgets.Layout(width="100%", height="7em"), **common)
+        common["layout"] = widgets.Layout(width="100%", height="7em", grid_column="1 / -1")
+        return widgets.Textarea(value=value, **common)
+
+    @property
+    def short_label(self) -> str:
+        """The label without its parenthetical detail ("n (vertices)" -> "n"), which goes to the tooltip.
+
+        Examples
+        --------
+        >>> Control("grid", "traffic grid size (intersections per side)", "int", 5, 3, 10).short_label
+        'traffic grid size'
+        """
+        short = self.label.split(" (", 1)[0].strip()
+        return short or self.label
 
     def view_traits(self) -> dict[str, Any]:
         """The widget traits that give a value its meaning (range, step, log base), as this control sets them.

@@ -40,7 +40,7 @@ from dpexplore.core.experiment import experiment_progress
 
 from .audit import AuditPanel, AuditReport
 from .controls import Control
-from .figures import add_note, display_output, message_figure, plotly_mimebundle, readable_log_ticks
+from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
 
@@ -60,7 +60,12 @@ _NOTE_STYLE = (
 )
 
 
-_STALE_CSS = ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
+_STALE_CSS = (
+    ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
+    ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
+    "max-height:45vh;overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
+    ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+)
 
 
 def approx_nbytes(value: Any, _depth: int = 0) -> int:
@@ -181,6 +186,8 @@ class Dashboard(widgets.VBox):
     memo_size: ClassVar[int] = 64
     #: and how many bytes of arrays (numpy, scipy.sparse) those results may hold in all
     memo_bytes: ClassVar[int] = 64 * 2**20
+    #: whether the panels show Monte-Carlo measurements (the footer says how to read them)
+    measured: ClassVar[bool] = True
     #: a panel whose last draw took longer than this (s) is first drawn from one trial, then in full
     first_estimate_after: ClassVar[float] = 0.3
     #: Audit panel (shown when a subclass implements :meth:`audit_report`): what is audited, and
@@ -267,19 +274,20 @@ class Dashboard(widgets.VBox):
         snippet_box.selected_index = None
 
         header = widgets.HTML(
-            f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{html.escape(self.title)}</h2>"
-            + (f"<p style='margin:0.2em 0 0.6em 0;max-width:60em'>{self.intro}</p>" if self.intro else "")
+            f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{tex_to_html(html.escape(self.title))}</h2>"
+            + (f"<p style='margin:0.2em 0 0.6em 0;max-width:60em'>{tex_to_html(self.intro)}</p>" if self.intro else "")
         )
         controls_box = widgets.GridBox(
             list(self.widgets.values()),
-            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(320px, 1fr))",
-                                  grid_gap="4px 16px", padding="6px", border="1px solid #ddd"),
+            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(360px, 1fr))",
+                                  grid_gap="2px 16px", padding="6px", border="1px solid #ddd"),
         )
+        controls_box.add_class("dpx-controls")  # sticky: stays reachable while scrolling through the panels
         panel_boxes = []
         for p in self.panels:
-            head = f"<h3 style='margin:0.8em 0 0.1em 0'>{html.escape(p.title)}</h3>"
+            head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
             if p.caption:
-                head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{p.caption}</div>"
+                head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{tex_to_html(p.caption)}</div>"
             panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name]]))
         footer = widgets.HTML(self._footer_html())
         self.audit_panel: AuditPanel | None = None
@@ -651,7 +659,7 @@ class Dashboard(widgets.VBox):
                 f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
             )
             fig = message_figure(p.title, "Internal error (see the message above).")
-        return readable_log_ticks(fig), error
+        return finalize_figure(fig), error
 
     def _show(self, name: str, fig: go.Figure) -> None:
         if not self._render:
@@ -693,8 +701,10 @@ class Dashboard(widgets.VBox):
         ref = f"<div><b>Paper.</b> {self.paper}</div>" if self.paper else ""
         return (
             "<hr style='margin-top:1.5em'><div style='font-size:0.85em;line-height:1.4;color:#444;max-width:60em'>"
-            f"{ref}<div><b>Reading the plots.</b> Solid lines with shaded bands are measured (mean and 95% "
-            "confidence band over the trials); theory curves say in brackets whether they are "
+            f"{ref}<div><b>Reading the plots.</b> "
+            + ("Solid lines with shaded bands are measured (mean and 95% confidence band over the trials); "
+               "theory curves" if self.measured else "Nothing here is sampled: every curve is computed, and")
+            + " say in brackets whether they are "
             "<i>exact</i>, a <i>bound</i> with explicit constants, a <i>rate</i> drawn with a stated constant, "
             "or an <i>approximation</i>. No theory curve is fitted to the data it is compared with.</div>"
             f"<div style='margin-top:0.4em'><b>Teaching tool.</b> {PRNG_FOOTER}</div>"

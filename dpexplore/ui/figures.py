@@ -12,6 +12,7 @@ Conventions every dashboard follows:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -31,6 +32,8 @@ __all__ = [
     "plotly_mimebundle",
     "display_output",
     "readable_log_ticks",
+    "tex_to_html",
+    "finalize_figure",
 ]
 
 PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
@@ -267,4 +270,68 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
             above = [t for t in ticks if t > hi][:1]
             inside = below + inside + above
         axis.update(tickmode="array", tickvals=inside, ticktext=[_tick_label(t) for t in inside])
+    return fig
+
+
+_TEX = re.compile(r"([_^])\{([^{}]*)\}")
+
+
+def tex_to_html(text: str) -> str:
+    """TeX-style ``_{…}`` / ``^{…}`` as HTML ``<sub>`` / ``<sup>`` (plotly and the page render those; the
+    braces were shown raw). Innermost groups first, so ``e^{ε_{0}}`` works too.
+
+    Examples
+    --------
+    >>> tex_to_html("T_{n,k} and n^{−1/2}, e^{ε_{0}}")
+    'T<sub>n,k</sub> and n<sup>−1/2</sup>, e<sup>ε<sub>0</sub></sup>'
+    """
+    if not isinstance(text, str) or "{" not in text:
+        return text
+    prev = None
+    while prev != text:
+        prev = text
+        text = _TEX.sub(lambda m: f"<{'sub' if m.group(1) == '_' else 'sup'}>{m.group(2)}"
+                                  f"</{'sub' if m.group(1) == '_' else 'sup'}>", text)
+    return text
+
+
+def _finite_any(values) -> bool:
+    if values is None:
+        return False
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return True  # categorical or text data: drawn
+    return bool(np.isfinite(arr).any())
+
+
+def finalize_figure(fig: go.Figure) -> go.Figure:
+    """What every dashboard figure gets before it is shown (in place): readable log ticks
+    (:func:`readable_log_ticks`), TeX-style sub/superscripts as HTML (:func:`tex_to_html`), and a legend
+    that lists only what is drawn — a trace with no finite value (a bound that is vacuous or undefined
+    at these settings) leaves the legend and is named in a note in the panel instead.
+    """
+    readable_log_ticks(fig)
+    hidden = []
+    for tr in fig.data:
+        if tr.name:
+            tr.name = tex_to_html(tr.name)
+        if tr.type == "scatter" and tr.showlegend is not False and tr.name:
+            ys = tr.x if tr.orientation == "h" else tr.y
+            if not _finite_any(ys):
+                tr.showlegend = False
+                hidden.append(tr.name)
+    lay = fig.layout
+    if lay.title and lay.title.text:
+        lay.title.text = tex_to_html(lay.title.text)
+    for name in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
+        ax = lay[name]
+        if ax.title and ax.title.text:
+            ax.title.text = tex_to_html(ax.title.text)
+    for ann in lay.annotations or ():
+        if ann.text:
+            ann.text = tex_to_html(ann.text)
+    if hidden:
+        add_note(fig, "Not drawn at these settings (no finite value): " + "; ".join(dict.fromkeys(hidden)),
+                 y=0.02 if len(fig.layout.annotations or ()) else 1.0)
     return fig

@@ -216,6 +216,8 @@ def gdp_error_sweep(epsilon0: float, ns, *, delta: float = 1e-6, a: float | None
 class ShuffleAsymptoticsDashboard(Dashboard):
     """Shuffle-model privacy: exact curves, Fisher constant, GDP, and what accounting buys."""
 
+    measured = False  # every curve is computed (exact, bound or asymptotic); nothing is sampled
+
     title = "Shuffle-model asymptotics: exact privacy, the Fisher constant and Gaussian DP"
     intro = (
         "n users each randomize one bit with a local randomizer (ε0-randomized response or k-RR); a shuffler "

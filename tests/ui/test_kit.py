@@ -312,3 +312,19 @@ def test_memo_is_bounded_by_bytes_not_only_entries():
     import scipy.sparse as sp
 
     assert approx_nbytes(sp.random(100, 100, density=0.1, format="csr", random_state=0)) >= 1000 * 12
+
+
+def test_finalize_lists_only_drawn_traces_and_renders_tex():
+    fig = F.base_figure("n · JSD(T_{n,k} ‖ T_{n,k+1})", "n", "ε^{2}")
+    fig.add_trace(go.Scatter(x=[1, 2], y=[0.1, 0.2], name="measured"))
+    fig.add_trace(go.Scatter(x=[1, 2], y=[np.nan, np.nan], name="bound [bound] (vacuous)"))
+    fig.add_trace(go.Scatter(x=[1, 2], y=[None, None], name="rate n^{−1/2}"))
+    F.finalize_figure(fig)
+    shown = [t.name for t in fig.data if t.showlegend is not False]
+    assert shown == ["measured"]
+    note = " ".join(a.text for a in fig.layout.annotations)
+    assert "Not drawn at these settings" in note and "bound [bound] (vacuous)" in note and "n<sup>−1/2</sup>" in note
+    assert fig.layout.title.text == "n · JSD(T<sub>n,k</sub> ‖ T<sub>n,k+1</sub>)"
+    assert fig.layout.yaxis.title.text == "ε<sup>2</sup>"
+    blob = fig.to_json()
+    assert "_{" not in blob and "^{" not in blob
