@@ -17,7 +17,7 @@ import ipywidgets as widgets
 __all__ = ["Control", "LABEL_WIDTH"]
 
 #: width of every control's label column
-LABEL_WIDTH = "10.5em"
+LABEL_WIDTH = "11em"
 
 _KINDS = ("float", "log", "int", "logint", "choice", "bool", "text")
 
@@ -46,6 +46,9 @@ class Control:
         Tooltip text.
     max_length : int
         For "text": longest accepted text.
+    shown_if : tuple, optional
+        ``(control name, value)``: the widget is shown only while that control has that value (a text
+        box for a pasted matrix appears when "paste a matrix" is chosen). Its value still counts.
     """
 
     name: str
@@ -58,6 +61,7 @@ class Control:
     options: tuple = field(default_factory=tuple)
     help: str = ""
     max_length: int = 20_000
+    shown_if: tuple = ()
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -164,13 +168,16 @@ class Control:
                                      continuous_update=False, **common)
         if k == "choice":
             longest = max(len(str(o[0] if isinstance(o, tuple) else o)) for o in self.options)
-            if longest > 24:  # a long option text gets two grid columns instead of being cut
-                common["layout"] = widgets.Layout(width="100%", grid_column="span 2")
-            return widgets.Dropdown(options=list(self.options), value=value, **common)
+            w = widgets.Dropdown(options=list(self.options), value=value, **common)
+            if longest > 24:  # a long option text gets two grid columns instead of being cut (CSS in the kit)
+                w.add_class("dpx-wide")
+            return w
         if k == "bool":
             return widgets.Checkbox(value=value, indent=False, **common)
-        common["layout"] = widgets.Layout(width="100%", height="7em", grid_column="1 / -1")
-        return widgets.Textarea(value=value, **common)
+        common["layout"] = widgets.Layout(width="100%", height="7em")
+        w = widgets.Textarea(value=value, **common)
+        w.add_class("dpx-full")  # a whole row of the control grid
+        return w
 
     @property
     def short_label(self) -> str:

@@ -65,6 +65,7 @@ _STALE_CSS = (
     ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
     "max-height:45vh;overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
     ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+    ".dpx-controls .dpx-wide{grid-column:span 2}.dpx-controls .dpx-full{grid-column:1/-1}"
 )
 
 
@@ -264,6 +265,9 @@ class Dashboard(widgets.VBox):
         for name, w in self.widgets.items():
             w.observe(self._make_handler(name), names="value")
             w.add_class(f"dpx-ctl-{name}")  # a stable handle for browser tests and benchmarks
+        for ctl in self.controls:  # controls that only matter for one choice of another control
+            if ctl.shown_if:
+                self._show_if(ctl)
 
         self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._message_box = widgets.HTML()
@@ -279,7 +283,7 @@ class Dashboard(widgets.VBox):
         )
         controls_box = widgets.GridBox(
             list(self.widgets.values()),
-            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(360px, 1fr))",
+            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(380px, 1fr))",
                                   grid_gap="2px 16px", padding="6px", border="1px solid #ddd"),
         )
         controls_box.add_class("dpx-controls")  # sticky: stays reachable while scrolling through the panels
@@ -305,6 +309,16 @@ class Dashboard(widgets.VBox):
                          snippet_box, footer]
         self.refresh()
         self._guard_widgets()
+
+    def _show_if(self, ctl: Control) -> None:
+        other, wanted = ctl.shown_if
+        w, src = self.widgets[ctl.name], self.widgets[other]
+
+        def update(_=None):
+            w.layout.display = None if src.value == wanted else "none"
+
+        src.observe(update, names="value")
+        update()
 
     @property
     def messages(self) -> list[str]:

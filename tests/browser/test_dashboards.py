@@ -130,3 +130,78 @@ def test_bad_url_values_are_reported_and_the_dashboard_still_works(path, server,
     res = check_page(browser, url, move_slider=True, min_plots=1, pre_actions=check,
                      screenshot=str(SHOTS / f"{path.stem}-bad-url.png"))
     assert not res.failures, (res.failures, server.log()[-3000:])
+
+
+JS_FIRST_SCREEN = """() => {
+  const out = {problems: []};
+  const sliders = Array.from(document.querySelectorAll('.widget-slider'));
+  if (!sliders.length) out.problems.push('no slider');
+  const first = sliders[0];
+  if (first) {
+    const r = first.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight)
+      out.problems.push('first slider not on the first screen: top ' + Math.round(r.top));
+  }
+  const plot = document.querySelector('.js-plotly-plot');
+  if (plot && plot.getBoundingClientRect().top > window.innerHeight)
+    out.problems.push('first plot starts below the first screen: top ' + Math.round(plot.getBoundingClientRect().top));
+  for (const s of sliders) {
+    const t = s.querySelector('.noUi-target') || s.querySelector('.slider');
+    const label = (s.querySelector('.widget-label') || {}).innerText || '?';
+    const w = t ? t.getBoundingClientRect().width : 0;
+    if (w < 150) out.problems.push('slider "' + label + '" has a ' + Math.round(w) + ' px track');
+  }
+  const raw = (document.body.innerText.match(/[_^]\\{[^}]*\\}/g) || []);
+  if (raw.length) out.problems.push('raw TeX braces shown: ' + raw.slice(0, 5).join(' '));
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    for (const t of (gd._fullData || [])) {
+      if (t.showlegend === false || t.visible === false || !t.name || !gd._fullLayout.showlegend) continue;
+      const ys = t.y || t.x;
+      if (ys && !Array.from(ys).some(v => v !== null && v !== undefined && Number.isFinite(+v)))
+        out.problems.push('legend entry without a curve: ' + t.name);
+    }
+  }
+  for (const sel of document.querySelectorAll('.widget-dropdown select')) {
+    const opt = sel.options[sel.selectedIndex];
+    if (!opt) continue;
+    const c = document.createElement('canvas').getContext('2d');
+    c.font = getComputedStyle(sel).font;
+    if (c.measureText(opt.text).width > sel.clientWidth - 24) out.problems.push('dropdown text cut: ' + opt.text);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=[p.stem for p in DASHBOARDS])
+def test_a_students_first_screen(path, server, browser):
+    """At 1280×900, as a student opens it: the first slider and the first plot on the first screen,
+    every slider with a usable track (≥ 150 px), no raw TeX braces, every legend entry has a curve,
+    and dropdown texts are not cut."""
+    found = {}
+
+    def look(page, res):
+        page.evaluate("() => { const r = document.getElementById('rendered_cells'); if (r) r.scrollTop = 0; "
+                      "window.scrollTo(0, 0); }")
+        found.update(page.evaluate(JS_FIRST_SCREEN))
+        page.screenshot(path=str(SHOTS / f"{path.stem}-first-screen.png"))
+
+    res = check_page(browser, f"{server.url}/voila/render/{path.name}", min_plots=1, pre_actions=look)
+    assert not res.failures, res.failures
+    assert not found["problems"], found["problems"]
+
+
+def test_a_bad_pasted_matrix_is_said_once(server, browser):
+    from urllib.parse import quote
+
+    bad = quote("0.5 0.6\n0.2 0.8")  # rows do not sum to 1
+    url = f"{server.url}/voila/render/03_markov_trajectories.ipynb?chain=paste&matrix={bad}"
+    counted = {}
+
+    def count(page, res):
+        counted["errors"] = page.locator(".dpx-error").count()
+        counted["text"] = " | ".join(page.locator(".dpx-error").all_inner_texts())
+
+    res = check_page(browser, url, min_plots=1, pre_actions=count)
+    # the dashboard's own error box is the expected outcome here, not a failure
+    assert [f for f in res.failures if "dashboard error box" not in f] == []
+    assert counted["errors"] == 1, counted

@@ -328,3 +328,14 @@ def test_finalize_lists_only_drawn_traces_and_renders_tex():
     assert fig.layout.yaxis.title.text == "ε<sup>2</sup>"
     blob = fig.to_json()
     assert "_{" not in blob and "^{" not in blob
+
+
+def test_a_control_shown_only_for_one_choice_of_another():
+    from dpexplore.ui.markov import MarkovTrajectoryDashboard
+
+    d = MarkovTrajectoryDashboard(query_string="T=20&trials=1")
+    assert d.widgets["matrix"].layout.display == "none" and d.widgets["grid"].layout.display == "none"
+    d.widgets["chain"].value = "traffic"
+    assert d.widgets["grid"].layout.display is None and d.widgets["matrix"].layout.display == "none"
+    d.widgets["chain"].value = "paste"
+    assert d.widgets["matrix"].layout.display is None
