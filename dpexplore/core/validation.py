@@ -178,11 +178,16 @@ def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return check_real(value, name, low=0.0, low_open=not allow_zero)
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Validate an integer in ``[low, high]`` and return it as ``int``.
 
     Floats are accepted only when they are whole numbers (``1000.0``), since sliders and
-    URL parameters often deliver those.
+    URL parameters often deliver those. Booleans, strings and other types are refused with a
+    ``TypeError``. Without ``high``, |value| must still fit a 64-bit integer (2**63 − 1), so a
+    huge Python int never reaches NumPy or ``float()`` as an ``OverflowError``.
 
     Examples
     --------
@@ -206,6 +211,9 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
         raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
     if (low is not None and x < low) or (high is not None and x > high):
         raise ValueError(f"{name} must be {expect}; got {_fmt(value)}")
+    if abs(x) > _INT64_MAX:
+        raise ValueError(f"{name} must be {expect} (and fit a 64-bit integer, |{name}| <= 2**63 - 1); "
+                         f"got {_fmt(value)}")
     return x
 
 
@@ -432,11 +440,12 @@ def check_stochastic_matrix(value: Any, name: str = "P", *, atol: float = 1e-8) 
     return arr
 
 
-def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2):
+def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2, max_nodes: int | None = None):
     """Validate an undirected simple graph's adjacency matrix and return it as CSR (float).
 
     Accepts a dense array or any ``scipy.sparse`` matrix/array. Requirements: square, entries
-    in {0, 1}, symmetric, zero diagonal, at least ``min_nodes`` vertices.
+    in {0, 1}, symmetric, zero diagonal, at least ``min_nodes`` (and at most ``max_nodes``) vertices.
+    The vertex cap is checked on the shape, before any conversion.
 
     Returns
     -------
@@ -453,6 +462,11 @@ def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2):
     """
     import scipy.sparse as sp
 
+    if max_nodes is not None and not isinstance(value, (str, bytes)):
+        shape = value.shape if sp.issparse(value) or isinstance(value, np.ndarray) else np.shape(value)
+        if len(shape) >= 1 and max(shape) > max_nodes:
+            raise ValueError(f"{name} must have at most {max_nodes:,} vertices (this mechanism forms a dense "
+                             f"n×n matrix); got shape {tuple(shape)}")
     if sp.issparse(value):
         if value.dtype == object or not (np.issubdtype(value.dtype, np.number) or value.dtype == bool):
             raise TypeError(f"{name} must be a 0/1 adjacency matrix of numbers; got sparse dtype {value.dtype}")
