@@ -130,13 +130,13 @@ def test_inexact_output_noise_matches_its_formula(data):
 
 def test_validation(data):
     X, y, t = data
-    with pytest.raises(ValueError, match=r"^epsilon must be a finite number > 0; got -1$"):
+    with pytest.raises(ValueError, match=r"^epsilon must be a finite number > 0 and <= 1e\+15; got -1$"):
         qop(X, y, epsilon=-1, delta=1e-3, lam=0.1, radius=1.0, anchor=t, **PB)
     with pytest.raises(ValueError, match=r"anchor must have 8 entries; got 3"):
         qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=[1, 2, 3], **PB)
     with pytest.raises(ValueError, match=r"^clip must be a finite number > 0; got 0$"):
         lop_clipped(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, clip=0, **PB)
-    with pytest.raises(ValueError, match=r"^m must be an integer >= 8; got 4$"):
+    with pytest.raises(ValueError, match=r"^m must be an integer >= 8 and <= 100000; got 4$"):
         qop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, anchor=t, m=4, **PB)
     with pytest.raises(ValueError, match=r"solver must be one of"):
         lop(X, y, epsilon=1, delta=1e-3, lam=0.1, radius=1.0, solver="adam", **LB)
