@@ -115,7 +115,10 @@ def check_real(
     expect = f"{kind} {rng_text}".strip()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
         raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # a Python int beyond float64 (10**400): out of every range, not an OverflowError
+        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}") from None
     bad = math.isnan(x) or (math.isinf(x) and not allow_inf)
     if low is not None and (x < low or (low_open and x == low)):
         bad = True

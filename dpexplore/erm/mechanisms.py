@@ -27,6 +27,7 @@ import numpy as np
 
 from dpexplore.core import RNGLike, as_generator, mean_confidence_band
 from dpexplore.core.validation import (
+    check_array,
     check_bool,
     check_cells,
     check_choice,
@@ -673,7 +674,7 @@ def qop_risk_sweep(
     X, y, eps, dl, lam, kappa, L, _, K, _xi = _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness,
                                                       "stochastic", iterations)
     n, d = X.shape
-    A = np.asarray(anchors, dtype=float)
+    A = check_array(anchors, "anchors", finite=False)  # complex, str, bool: TypeError naming anchors
     if A.ndim != 2 or A.shape[1] != d or not np.all(np.isfinite(A)):
         raise ValueError(f"anchors must be a (J, {d}) array of finite numbers; got shape {A.shape}")
     ws = check_vector(weight_scales, "weight_scales")
@@ -766,7 +767,7 @@ def qop_inexact_risk_sweep(
     radii = check_vector(radii, "radii")
     if np.any(radii <= 0):
         raise ValueError(f"radii must be > 0; got {radii.tolist()!r}")
-    A = np.asarray(anchors, dtype=float)
+    A = check_array(anchors, "anchors", finite=False)  # complex, str, bool: TypeError naming anchors
     J = radii.shape[0]
     if A.shape != (J, d) or not np.all(np.isfinite(A)):
         raise ValueError(f"anchors must be a ({J}, {d}) array of finite numbers; got shape {A.shape}")
