@@ -99,7 +99,8 @@ def sweep(
     confidence : float
         Level of the band for the mean (default 0.95).
     n_jobs : int, optional
-        ``None`` or 1 runs serially; −1 or an integer in [2, ``MAX_N_JOBS`` = 1024]. Otherwise the runs go through ``joblib.Parallel(n_jobs)``
+        ``None`` or 1 runs serially; −1 or an integer in [2, ``MAX_N_JOBS`` = 1024]. Otherwise the
+        runs go through ``joblib.Parallel(n_jobs)``
         (``pip install joblib``). A user with a Dask cluster scales out with
         ``joblib.parallel_config(backend="dask")`` around the call (``backend`` here is passed to
         joblib as well); dpexplore has no scheduler of its own.
@@ -124,7 +125,8 @@ def sweep(
     trials = check_int(trials, "trials", low=1, high=MAX_COUNT)
     n_jobs = check_n_jobs(n_jobs)  # before any work: a bad n_jobs is a ValueError, never an ImportError
     if backend is not None and not isinstance(backend, str):
-        raise TypeError(f"backend must be None or a joblib backend name; got {backend!r} of type {type(backend).__name__}")
+        raise TypeError(f"backend must be None or a joblib backend name; got {backend!r} of type "
+                        f"{type(backend).__name__}")
     if len(grid) * trials > MAX_COUNT:
         raise ValueError(f"len(grid)*trials must be <= {MAX_COUNT:,} runs; got {len(grid)} * {trials}")
     streams = as_generator(rng).spawn(len(grid) * trials)

@@ -48,7 +48,8 @@ def flip_probability(epsilon: float) -> float:
 
 
 def _check_bits(bits) -> np.ndarray:
-    arr = check_array(bits, "bits", finite=False, allow_bool=True, kind="an array of 0/1 values")  # refuses complex, object, str
+    # the shared path refuses complex, object and str
+    arr = check_array(bits, "bits", finite=False, allow_bool=True, kind="an array of 0/1 values")
     if arr.size and not np.all((arr == 0) | (arr == 1)):
         raise ValueError("bits must be an array of 0/1 values; got other values, e.g. "
                          f"{arr[(arr != 0) & (arr != 1)].flat[0].item():g}")

@@ -32,7 +32,6 @@ from dpexplore.core.validation import (
     check_cells,
     check_choice,
     check_delta,
-    check_epsilon,
     check_int,
     check_positive,
     check_probability,
@@ -41,8 +40,8 @@ from dpexplore.core.validation import (
 )
 
 from .calibration import (
-    MAX_M,
     ALPHA1_VARIANTS,
+    MAX_M,
     QOP_INEXACT_DEFAULT_TAU,
     lop_noise_scale,
     lop_regularization,
@@ -53,7 +52,14 @@ from .calibration import (
     wishart_alpha,
     wishart_alpha1,
 )
-from .problems import MAX_SCALE, box_gradient_bound, check_problem, clip_examples, empirical_risk, interpolation_label_bound
+from .problems import (
+    MAX_SCALE,
+    box_gradient_bound,
+    check_problem,
+    clip_examples,
+    empirical_risk,
+    interpolation_label_bound,
+)
 from .solvers import MAX_ITERATIONS, davis_yin, prox_gradient_certificate, stochastic_tos
 
 __all__ = ["ERMResult", "MechanismComparison", "InexactSweep", "qop", "qop_inexact", "lop", "lop_clipped",

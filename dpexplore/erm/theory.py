@@ -19,7 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from dpexplore.core.validation import check_array, check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
+from dpexplore.core.validation import (
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_real,
+)
 
 from .calibration import ALPHA1_VARIANTS, _beta, _output_sigma_paper, _sigma2, _sigma2_terms
 

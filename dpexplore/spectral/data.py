@@ -137,8 +137,8 @@ def sbm(n: int, k: int, p: float, q: float, *, rng: RNGLike = None) -> tuple[sp.
         Number of vertices, in [2, ``MAX_SBM_NODES`` = 20 000]; the expected edge count
         p·(pairs within blocks) + q·(pairs between) is at most ``MAX_SBM_EDGES`` = 2·10⁷.
     k : int
-        Number of blocks, 1 ≤ k ≤ min(n, ``MAX_SBM_BLOCKS`` = 1000). Blocks are contiguous (vertices 0..n_1−1 are block 0, ...) and
-        balanced (sizes differ by at most one).
+        Number of blocks, 1 ≤ k ≤ min(n, ``MAX_SBM_BLOCKS`` = 1000). Blocks are contiguous
+        (vertices 0..n_1−1 are block 0, ...) and balanced (sizes differ by at most one).
     p, q : float
         Within- and between-block edge probabilities in [0, 1].
     rng : Generator, int or None

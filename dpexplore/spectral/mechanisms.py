@@ -19,7 +19,15 @@ import scipy.sparse as sp
 
 from ..core.random import RNGLike, as_generator
 from ..core.randomized_response import flip_probability
-from ..core.validation import check_adjacency, check_cells, check_delta, check_epsilon, check_int, check_matrix, check_real
+from ..core.validation import (
+    check_adjacency,
+    check_cells,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_matrix,
+    check_real,
+)
 from .accounting import (
     Accountant,
     analyze_gauss_sigma,
@@ -372,7 +380,8 @@ def noisy_power_method(
     epsilon, delta : float
         Total budget; each step gets ρ/L of ρ = ``dp_to_zcdp(ε, δ)``.
     iterations : int
-        1 ≤ L ≤ ``MAX_ITERATIONS`` = 10 000 (the spec's experiments use 10; theory asks L ≈ C·λ_k/(λ_k − λ_{k+1})·log n).
+        1 ≤ L ≤ ``MAX_ITERATIONS`` = 10 000 (the spec's experiments use 10; theory asks
+        L ≈ C·λ_k/(λ_k − λ_{k+1})·log n).
     p : int, optional
         Block size p ≥ k (default k).
     rng : Generator, int or None

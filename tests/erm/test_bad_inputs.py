@@ -237,7 +237,6 @@ def test_audits_at_extreme_budgets_stay_honest():
 
 # -- issue 13: size caps before allocation, overflow named by the user's parameter, complex refused -------
 from dpexplore.erm import calibration as _CA  # noqa: E402
-from dpexplore.erm import mechanisms as _ME  # noqa: E402
 from dpexplore.erm import problems as _PR  # noqa: E402
 from dpexplore.erm import solvers as _SO  # noqa: E402
 from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
