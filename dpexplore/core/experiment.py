@@ -28,7 +28,7 @@ import numpy as np
 from scipy import stats
 
 from .random import RNGLike, as_generator
-from .validation import check_choice, check_int, check_real
+from .validation import MAX_COUNT, check_array, check_choice, check_int, check_n_jobs, check_real
 
 __all__ = [
     "BANDS",
@@ -103,7 +103,10 @@ def mean_confidence_band(values, confidence: float = 0.95, axis: int = 0, value_
     0.0
     """
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    arr = np.asarray(values, dtype=float)
+    arr = check_array(values, "values", min_size=1, finite=False)  # NaN = a failed trial (ignored)
+    if arr.ndim == 0:
+        raise ValueError(f"values must be an array with at least one dimension; got the scalar {float(arr)!r}")
+    axis = check_int(axis, "axis", low=-arr.ndim, high=arr.ndim - 1)
     finite = np.isfinite(arr)
     count = finite.sum(axis=axis)
     filled = np.where(finite, arr, 0.0)
@@ -230,12 +233,14 @@ def sweep(
     grid : sequence
         Parameter values (numbers, tuples, dicts: whatever ``func`` takes).
     trials : int
-        Trials per grid value (≥ 1).
+        Trials per grid value, in [1, ``MAX_COUNT``]; ``len(grid) * trials`` is at most
+        ``MAX_COUNT`` (one million runs, ``dpexplore.core.validation.MAX_COUNT``).
     rng : Generator, int or None
     confidence : float
         Level of the band for the mean (default 0.95).
     n_jobs : int, optional
-        ``None`` or 1 runs serially. Otherwise the runs go through ``joblib.Parallel(n_jobs)``
+        ``None`` or 1 runs serially; −1 or an integer in [2, ``MAX_N_JOBS`` = 1024]. Otherwise the
+        runs go through ``joblib.Parallel(n_jobs)``
         (``pip install joblib``). A user with a Dask cluster scales out with
         ``joblib.parallel_config(backend="dask")`` around the call and ``n_jobs=-1`` (``backend``
         here is passed to joblib as well); dpexplore has no scheduler of its own.
@@ -260,7 +265,13 @@ def sweep(
     grid = list(grid)
     if not grid:
         raise ValueError("grid must contain at least one parameter value; got an empty grid")
-    trials = check_int(trials, "trials", low=1)
+    trials = check_int(trials, "trials", low=1, high=MAX_COUNT)
+    n_jobs = check_n_jobs(n_jobs)  # before any work: a bad n_jobs is a ValueError, never an ImportError
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(f"backend must be None or a joblib backend name; got {backend!r} of type "
+                        f"{type(backend).__name__}")
+    if len(grid) * trials > MAX_COUNT:
+        raise ValueError(f"len(grid)*trials must be <= {MAX_COUNT:,} runs; got {len(grid)} * {trials}")
     streams = as_generator(rng).spawn(len(grid) * trials)
     jobs = [(grid[i], streams[i * trials + j]) for i in range(len(grid)) for j in range(trials)]
     outs = _run_jobs(func, jobs, n_jobs=n_jobs, backend=backend, progress=progress)

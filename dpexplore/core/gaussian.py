@@ -16,7 +16,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from .validation import check_choice, check_delta, check_epsilon, check_positive, check_real
+from .validation import check_array, check_choice, check_delta, check_epsilon, check_positive, check_real
 
 __all__ = [
     "gaussian_sigma",
@@ -101,7 +101,7 @@ def gdp_tradeoff(mu: float, alpha):
     0.7405
     """
     mu = check_positive(mu, "mu", allow_zero=True)
-    a = np.asarray(alpha, dtype=float)
+    a = check_array(alpha, "alpha", finite=False)  # complex, strings, bools: TypeError naming alpha
     if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
         raise ValueError(f"alpha must be a number (or array of numbers) in [0, 1]; got {alpha!r}")
     out = special.ndtr(special.ndtri(1.0 - a) - mu)

@@ -7,9 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .random import RNGLike, as_generator
-from .validation import check_epsilon, check_positive
+from .validation import check_array, check_epsilon, check_positive
 
-__all__ = ["PermuteAndFlipResult", "permute_and_flip", "permute_and_flip_probabilities"]
+__all__ = ["MAX_CANDIDATES", "PermuteAndFlipResult", "permute_and_flip", "permute_and_flip_probabilities"]
+
+#: Largest number of scores (candidates × batch rows) :func:`permute_and_flip` and
+#: :func:`permute_and_flip_probabilities` take; the exact law forms a (B, ⌊K/2⌋ + 1, K) array,
+#: so its K is further capped by ``MAX_CANDIDATES_EXACT``.
+MAX_CANDIDATES = 10_000_000
+#: Largest B·(⌊K/2⌋ + 1)·K of :func:`permute_and_flip_probabilities` (memory: 400 MB of float64).
+MAX_CANDIDATES_EXACT = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -32,12 +39,8 @@ class PermuteAndFlipResult:
 
 
 def _check_scores(scores, name: str = "scores") -> np.ndarray:
-    if isinstance(scores, (str, bytes)) or scores is None:
-        raise TypeError(f"{name} must be an array of numbers; got {scores!r} of type {type(scores).__name__}")
-    arr = np.asarray(scores)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be an array of numbers; got dtype {arr.dtype}")
-    arr = arr.astype(float)
+    # the shared path refuses complex (astype(float) would keep the real part), object and str
+    arr = check_array(scores, name, finite=False, allow_bool=True, max_size=MAX_CANDIDATES)
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must be a non-empty 1-d array (or a 2-d batch of rows); got shape {arr.shape}")
     if np.isfinite(arr).all():  # the common case: one pass
@@ -52,8 +55,14 @@ def _check_scores(scores, name: str = "scores") -> np.ndarray:
 def _acceptance(arr: np.ndarray, eps: float, sens: float) -> np.ndarray:
     # p_r = exp(ε (q_r − q*) / (2Δ)); the maximiser has p = 1 and excluded (-inf) candidates p = 0.
     qmax = np.max(arr, axis=-1, keepdims=True)
-    # exp(-inf) = 0 for excluded candidates; qmax is finite (at least one finite entry per row)
-    return np.exp((eps / (2.0 * sens)) * (arr - qmax))
+    # exp(-inf) = 0 for excluded candidates; qmax is finite (at least one finite entry per row).
+    # q_r − q* < −1.8e308 overflows to −inf, and a tiny ε/(2Δ) can round to 0 (0·(−inf) = NaN);
+    # in both cases the exact p_r = exp(ε (q_r − q*)/(2Δ)) is 0 or 1 to double precision, so we
+    # compute the exponent with overflow silenced and map the −inf gaps to p = 0 explicitly.
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = arr - qmax
+        expo = (eps / (2.0 * sens)) * gap
+    return np.where(gap == -np.inf, 0.0, np.exp(np.where(np.isnan(expo), 0.0, expo)))
 
 
 def permute_and_flip(
@@ -139,6 +148,12 @@ def permute_and_flip_probabilities(scores, epsilon: float, *, sensitivity: float
     arr = _check_scores(scores)
     eps = check_epsilon(epsilon)
     sens = check_positive(sensitivity, "sensitivity")
+    rows, k_cand = (1, arr.shape[0]) if arr.ndim == 1 else arr.shape
+    if rows * (k_cand // 2 + 1) * k_cand > MAX_CANDIDATES_EXACT:
+        raise ValueError(
+            f"scores must have at most B·(K//2 + 1)·K <= {MAX_CANDIDATES_EXACT:,} (the exact law's quadrature "
+            f"array); got B = {rows}, K = {k_cand}"
+        )
     p = _acceptance(arr, eps, sens)
     squeeze = p.ndim == 1
     p2 = p[None, :] if squeeze else p

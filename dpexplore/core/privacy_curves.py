@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_delta, check_real
+from .validation import check_array, check_delta, check_real
 
 __all__ = ["hockey_stick", "exact_epsilon", "PrivacyCheck", "exact_privacy_check"]
 
 
 def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
-    pa = np.asarray(p, dtype=float)
-    qa = np.asarray(q, dtype=float)
+    pa = check_array(p, "p", finite=False)
+    qa = check_array(q, "q", finite=False)
     if pa.shape != qa.shape:
         raise ValueError(f"p and q must have the same shape; got {pa.shape} and {qa.shape}")
     for name, arr in (("p", pa), ("q", qa)):
@@ -133,6 +133,9 @@ class PrivacyCheck:
 def exact_privacy_check(p, q, epsilon: float, delta: float = 0.0, *, tol: float = 1e-12) -> PrivacyCheck:
     """Check (ε, δ)-DP exactly on one pair of output distributions.
 
+    ``tol`` is the rounding allowance on δ, a finite number in [0, 1e-3]: NaN (which would
+    make every comparison false) and allowances that could hide a real violation are refused.
+
     Examples
     --------
     >>> import math
@@ -141,6 +144,7 @@ def exact_privacy_check(p, q, epsilon: float, delta: float = 0.0, *, tol: float 
     >>> exact_privacy_check([0.75, 0.25], [0.25, 0.75], 1.0).ok
     False
     """
+    tol = check_real(tol, "tol", low=0.0, high=1e-3)
     pa, qa = _pair(p, q)
     eps = check_real(epsilon, "epsilon", low=0.0, allow_inf=True)
     delta = check_delta(delta, allow_zero=True)

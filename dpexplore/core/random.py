@@ -17,6 +17,8 @@ from typing import Union
 
 import numpy as np
 
+from .validation import MAX_COUNT, check_int
+
 __all__ = ["RNGLike", "as_generator", "spawn"]
 
 RNGLike = Union[np.random.Generator, np.random.SeedSequence, int, None]
@@ -68,6 +70,8 @@ def spawn(rng: RNGLike, count: int) -> list[np.random.Generator]:
     """Return ``count`` statistically independent child Generators of ``rng``.
 
     Uses ``Generator.spawn`` (NumPy's SeedSequence spawning), so the children do not overlap.
+    ``count`` is an integer in [0, ``MAX_COUNT``] (one million; ``dpexplore.core.validation``):
+    booleans, strings and non-integral floats are refused.
 
     Examples
     --------
@@ -75,4 +79,5 @@ def spawn(rng: RNGLike, count: int) -> list[np.random.Generator]:
     >>> float(a.random()) != float(b.random())
     True
     """
-    return as_generator(rng).spawn(int(count))
+    count = check_int(count, "count", low=0, high=MAX_COUNT)
+    return as_generator(rng).spawn(count)

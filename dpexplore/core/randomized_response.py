@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .random import RNGLike, as_generator
-from .validation import check_epsilon
+from .validation import check_array, check_epsilon
 
 __all__ = ["RandomizedResponseResult", "flip_probability", "randomized_response", "debias_randomized_response"]
 
@@ -48,14 +48,11 @@ def flip_probability(epsilon: float) -> float:
 
 
 def _check_bits(bits) -> np.ndarray:
-    if isinstance(bits, (str, bytes)) or bits is None:
-        raise TypeError(f"bits must be an array of 0/1 values; got {bits!r} of type {type(bits).__name__}")
-    arr = np.asarray(bits)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"bits must be an array of 0/1 values; got dtype {arr.dtype}")
+    # the shared path refuses complex, object and str
+    arr = check_array(bits, "bits", finite=False, allow_bool=True, kind="an array of 0/1 values")
     if arr.size and not np.all((arr == 0) | (arr == 1)):
         raise ValueError("bits must be an array of 0/1 values; got other values, e.g. "
-                         f"{arr[(arr != 0) & (arr != 1)].flat[0].item()!r}")
+                         f"{arr[(arr != 0) & (arr != 1)].flat[0].item():g}")
     return arr.astype(np.int8)
 
 
@@ -107,6 +104,6 @@ def debias_randomized_response(released, epsilon: float):
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     mu = flip_probability(eps)
-    arr = np.asarray(released, dtype=float)
+    arr = check_array(released, "released", allow_bool=True)
     out = (arr - mu) / (1.0 - 2.0 * mu)
     return float(out) if out.ndim == 0 else out

@@ -15,6 +15,11 @@ so the positive part is one binomial tail (``scipy.stats.binom.sf``) — O(1) pe
 truncated to mean ± 10 standard deviations, and the binomial mass outside it is added to δ, so
 the numbers stay upper bounds.
 
+The numerical accountants take n ≤ ``MAX_N`` = 10⁸: their cost grows like the C-range,
+about 20·√(n r (1 − r)) binomial tails per evaluation (at n = 10⁸, ~10⁵ values and up to ~10 s
+for an ε search; at 10¹⁰ it was ~9 minutes, at 10¹⁴ 0.7 GB, at 10¹⁸ 72 GB). The closed form
+(:func:`fmt21_closed_form_epsilon`) costs O(1) and takes any n ≥ 2.
+
 These bounds hold for every data set (worst case); paper 4's exact analyses for a given
 randomizer and data set are tighter.
 """
@@ -31,6 +36,7 @@ from .validation import check_choice, check_delta, check_epsilon, check_int, che
 
 __all__ = [
     "ACCOUNTANTS",
+    "MAX_N",
     "fmt21_closed_form_epsilon",
     "clone_pair_delta",
     "clone_pair_epsilon",
@@ -39,6 +45,9 @@ __all__ = [
 ]
 
 ACCOUNTANTS = ("fmt21_numerical", "fmt23_numerical", "fmt21_closed_form")
+#: Largest n of the numerical clone-pair accountants (``clone_pair_delta``, ``clone_pair_epsilon``
+#: and the ``fmt2x_numerical`` accountants); see the module docstring for the cost.
+MAX_N = 10**8
 
 
 def fmt21_closed_form_epsilon(epsilon0: float, n: int, delta: float) -> float:
@@ -110,7 +119,7 @@ def clone_pair_delta(epsilon0: float, n: int, epsilon: float, *, variant: str = 
     epsilon0 : float
         Local randomizer's ε0 > 0.
     n : int
-        Number of users (≥ 2).
+        Number of users, in [2, ``MAX_N`` = 10⁸].
     epsilon : float
         ε ≥ 0 of the shuffled output.
     variant : {"fmt21", "fmt23"}
@@ -122,7 +131,7 @@ def clone_pair_delta(epsilon0: float, n: int, epsilon: float, *, variant: str = 
     True
     """
     e0 = check_epsilon(epsilon0, "epsilon0")
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N)
     eps = check_real(epsilon, "epsilon", low=0.0)
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
     return _clone_delta(e0, n, eps, variant)
@@ -137,7 +146,7 @@ def clone_pair_epsilon(epsilon0: float, n: int, delta: float, *, variant: str = 
     0.17
     """
     e0 = check_epsilon(epsilon0, "epsilon0")
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_N)
     delta = check_delta(delta)
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
     if _clone_delta(e0, n, 0.0, variant) <= delta:
@@ -153,6 +162,7 @@ def shuffle_amplification_epsilon(
     Parameters
     ----------
     accountant : {"fmt21_numerical", "fmt23_numerical", "fmt21_closed_form"}
+        The numerical accountants take n ≤ ``MAX_N`` = 10⁸; the closed form any n ≥ 2.
 
     Examples
     --------
@@ -195,6 +205,8 @@ def shuffle_amplification_epsilon0(
     delta = check_delta(delta)
     if not callable(accountant):
         accountant = check_choice(accountant, "accountant", ACCOUNTANTS)
+        if accountant != "fmt21_closed_form":
+            n = check_int(n, "n", low=2, high=MAX_N)
     hi_cap = check_epsilon(epsilon0_max, "epsilon0_max")
 
     if isinstance(accountant, str) and accountant != "fmt21_closed_form":

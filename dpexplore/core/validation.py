@@ -32,7 +32,19 @@ __all__ = [
     "check_adjacency",
     "check_matrix",
     "check_vector",
+    "check_array",
+    "check_n_jobs",
+    "check_cells",
+    "MAX_COUNT",
+    "MAX_N_JOBS",
 ]
+
+#: Largest count the generic helpers accept (``spawn``, ``sweep(trials=...)``, ...): a million
+#: independent generators / runs is far beyond any dashboard, notebook or benchmark here, and
+#: each costs memory, so anything larger is a typo or an attack.
+MAX_COUNT = 1_000_000
+#: Largest ``n_jobs`` of :func:`check_n_jobs` (worker processes).
+MAX_N_JOBS = 1024
 
 
 def _fmt(value: Any) -> str:
@@ -44,11 +56,14 @@ def _fmt(value: Any) -> str:
 
 
 def _range_text(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    def num(x: float) -> str:  # integers in full (a cap of 10**8 reads "100000000", not "1e+08")
+        return str(x) if isinstance(x, (int, np.integer)) and not isinstance(x, bool) else f"{x:g}"
+
     parts = []
     if low is not None:
-        parts.append(f"{'>' if low_open else '>='} {low:g}")
+        parts.append(f"{'>' if low_open else '>='} {num(low)}")
     if high is not None:
-        parts.append(f"{'<' if high_open else '<='} {high:g}")
+        parts.append(f"{'<' if high_open else '<='} {num(high)}")
     return " and ".join(parts)
 
 
@@ -100,7 +115,10 @@ def check_real(
     expect = f"{kind} {rng_text}".strip()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
         raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # a Python int beyond float64 (10**400): out of every range, not an OverflowError
+        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}") from None
     bad = math.isnan(x) or (math.isinf(x) and not allow_inf)
     if low is not None and (x < low or (low_open and x == low)):
         bad = True
@@ -163,11 +181,16 @@ def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return check_real(value, name, low=0.0, low_open=not allow_zero)
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Validate an integer in ``[low, high]`` and return it as ``int``.
 
     Floats are accepted only when they are whole numbers (``1000.0``), since sliders and
-    URL parameters often deliver those.
+    URL parameters often deliver those. Booleans, strings and other types are refused with a
+    ``TypeError``. Without ``high``, |value| must still fit a 64-bit integer (2**63 − 1), so a
+    huge Python int never reaches NumPy or ``float()`` as an ``OverflowError``.
 
     Examples
     --------
@@ -191,6 +214,9 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
         raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
     if (low is not None and x < low) or (high is not None and x > high):
         raise ValueError(f"{name} must be {expect}; got {_fmt(value)}")
+    if abs(x) > _INT64_MAX:
+        raise ValueError(f"{name} must be {expect} (and fit a 64-bit integer, |{name}| <= 2**63 - 1); "
+                         f"got {_fmt(value)}")
     return x
 
 
@@ -216,24 +242,111 @@ def check_bool(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def _as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
-    kind = {1: "a 1-d array of numbers", 2: "a 2-d array of numbers"}[ndim]
+def _as_float_array(
+    value: Any, name: str, ndim: int | None, *, allow_bool: bool = False, kind: str | None = None
+) -> np.ndarray:
+    """The one path every array parameter goes through: real numbers only, as float64.
+
+    Refused with ``TypeError``: strings, ``None``, ragged lists, object arrays, complex values
+    (``astype(float)`` would silently drop the imaginary part), and booleans unless
+    ``allow_bool`` (a 0/1 mask is not a number).
+    """
+    kind = kind or {1: "a 1-d array of numbers", 2: "a 2-d array of numbers"}.get(ndim, "an array of numbers")
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be {kind}; got {_fmt(value)} of type {type(value).__name__}")
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged nested lists and the like
         raise TypeError(f"{name} must be {kind}; got {_fmt(value)} ({exc})") from None
+    if arr.dtype == bool and not allow_bool:
+        raise TypeError(f"{name} must be {kind}; got booleans (dtype bool)")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must be {kind}; got {_fmt(value)} with dtype {arr.dtype}")
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {kind}; got an array with {arr.ndim} dimension(s), shape {arr.shape}")
     if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be {kind} (real); got complex values")
+        raise TypeError(f"{name} must be {kind} (real); got complex values (dtype {arr.dtype})")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {kind}; got an array with {arr.ndim} dimension(s), shape {arr.shape}")
     return arr.astype(float)
 
 
-def check_vector(value: Any, name: str, *, min_size: int = 1, finite: bool = True) -> np.ndarray:
+def check_array(
+    value: Any,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    min_size: int = 0,
+    max_size: int | None = None,
+    finite: bool = True,
+    allow_bool: bool = False,
+    kind: str | None = None,
+) -> np.ndarray:
+    """Validate an array of real numbers of any (or the given) dimension; return it as float64.
+
+    ``kind`` replaces "an array of numbers" in the messages (e.g. "an array of 0/1 values").
+
+    Complex, object, string and (unless ``allow_bool``) boolean input is refused with a
+    ``TypeError`` naming the parameter; NaN/±inf (when ``finite``), too few or too many entries
+    with a ``ValueError``.
+
+    Examples
+    --------
+    >>> check_array(0.5, "alpha")
+    array(0.5)
+    >>> check_array([1 + 1j], "alpha")
+    Traceback (most recent call last):
+    ...
+    TypeError: alpha must be an array of numbers (real); got complex values (dtype complex128)
+    """
+    arr = _as_float_array(value, name, None, allow_bool=allow_bool, kind=kind)
+    if ndim is not None:
+        dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in dims:
+            raise ValueError(f"{name} must have {' or '.join(map(str, dims))} dimension(s); got shape {arr.shape}")
+    if arr.size < min_size:
+        raise ValueError(f"{name} must have at least {min_size} entries; got {arr.size}")
+    if max_size is not None and arr.size > max_size:
+        raise ValueError(f"{name} must have at most {max_size:,} entries; got {arr.size:,}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers; got {int(np.sum(~np.isfinite(arr)))} non-finite")
+    return arr
+
+
+def check_n_jobs(value: Any, name: str = "n_jobs") -> int | None:
+    """Validate a joblib-style worker count: ``None``, or an integer in [1, MAX_N_JOBS], or −1 (all cores).
+
+    Examples
+    --------
+    >>> check_n_jobs(None) is None, check_n_jobs(2)
+    (True, 2)
+    """
+    if value is None:
+        return None
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)) and value == -1:
+        return -1
+    return check_int(value, name, low=1, high=MAX_N_JOBS)
+
+
+def check_cells(max_cells: int, **sizes: int) -> None:
+    """Refuse a product of sizes (an allocation of ``prod(sizes)`` numbers) above ``max_cells``.
+
+    Examples
+    --------
+    >>> check_cells(100, n=10, d=10)
+    >>> check_cells(100, n=10, d=11)
+    Traceback (most recent call last):
+    ...
+    ValueError: n*d must be <= 100 (memory); got n = 10, d = 11
+    """
+    total = math.prod(sizes.values())
+    if total > max_cells:
+        names = "*".join(sizes)
+        got = ", ".join(f"{k} = {v}" for k, v in sizes.items())
+        raise ValueError(f"{names} must be <= {max_cells:,} (memory); got {got}")
+
+
+def check_vector(
+    value: Any, name: str, *, min_size: int = 1, finite: bool = True, allow_bool: bool = False
+) -> np.ndarray:
     """Validate a 1-d array of real numbers and return it as a float array.
 
     Examples
@@ -241,7 +354,7 @@ def check_vector(value: Any, name: str, *, min_size: int = 1, finite: bool = Tru
     >>> check_vector([1, 2], "scores")
     array([1., 2.])
     """
-    arr = _as_float_array(value, name, 1)
+    arr = _as_float_array(value, name, 1, allow_bool=allow_bool)
     if arr.size < min_size:
         raise ValueError(f"{name} must have at least {min_size} entries; got {arr.size}")
     if finite and not np.all(np.isfinite(arr)):
@@ -249,7 +362,9 @@ def check_vector(value: Any, name: str, *, min_size: int = 1, finite: bool = Tru
     return arr
 
 
-def check_matrix(value: Any, name: str, *, square: bool = False, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:
+def check_matrix(
+    value: Any, name: str, *, square: bool = False, min_rows: int = 1, min_cols: int = 1, allow_bool: bool = False
+) -> np.ndarray:
     """Validate a dense 2-d array of finite real numbers and return it as a float array.
 
     Examples
@@ -257,7 +372,7 @@ def check_matrix(value: Any, name: str, *, square: bool = False, min_rows: int =
     >>> check_matrix([[1, 0], [0, 1]], "A", square=True).shape
     (2, 2)
     """
-    arr = _as_float_array(value, name, 2)
+    arr = _as_float_array(value, name, 2, allow_bool=allow_bool)
     if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
         raise ValueError(f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); got shape {arr.shape}")
     if square and arr.shape[0] != arr.shape[1]:
@@ -328,11 +443,12 @@ def check_stochastic_matrix(value: Any, name: str = "P", *, atol: float = 1e-8) 
     return arr
 
 
-def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2):
+def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2, max_nodes: int | None = None):
     """Validate an undirected simple graph's adjacency matrix and return it as CSR (float).
 
     Accepts a dense array or any ``scipy.sparse`` matrix/array. Requirements: square, entries
-    in {0, 1}, symmetric, zero diagonal, at least ``min_nodes`` vertices.
+    in {0, 1}, symmetric, zero diagonal, at least ``min_nodes`` (and at most ``max_nodes``) vertices.
+    The vertex cap is checked on the shape, before any conversion.
 
     Returns
     -------
@@ -349,12 +465,21 @@ def check_adjacency(value: Any, name: str = "A", *, min_nodes: int = 2):
     """
     import scipy.sparse as sp
 
+    if max_nodes is not None and not isinstance(value, (str, bytes)):
+        shape = value.shape if sp.issparse(value) or isinstance(value, np.ndarray) else np.shape(value)
+        if len(shape) >= 1 and max(shape) > max_nodes:
+            raise ValueError(f"{name} must have at most {max_nodes:,} vertices (this mechanism forms a dense "
+                             f"n×n matrix); got shape {tuple(shape)}")
     if sp.issparse(value):
+        if value.dtype == object or not (np.issubdtype(value.dtype, np.number) or value.dtype == bool):
+            raise TypeError(f"{name} must be a 0/1 adjacency matrix of numbers; got sparse dtype {value.dtype}")
+        if np.iscomplexobj(value):  # csr_array(..., dtype=float) would drop the imaginary part
+            raise TypeError(f"{name} must be a real 0/1 adjacency matrix; got complex values (dtype {value.dtype})")
         mat = sp.csr_array(value, dtype=float)
         if mat.ndim != 2:
             raise ValueError(f"{name} must be a 2-d adjacency matrix; got shape {mat.shape}")
     else:
-        mat = sp.csr_array(check_matrix(value, name))
+        mat = sp.csr_array(check_matrix(value, name, allow_bool=True))
     n, m = mat.shape
     if n != m:
         raise ValueError(f"{name} must be a square adjacency matrix; got shape {mat.shape}")

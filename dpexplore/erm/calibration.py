@@ -42,7 +42,17 @@ import numpy as np
 from scipy import special
 
 from dpexplore.core import gaussian_sigma
-from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
+from dpexplore.core.validation import (
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_real,
+)
+
+from .problems import MAX_D
 
 __all__ = [
     "QOP_INEXACT_DEFAULT_TAU",
@@ -58,7 +68,11 @@ __all__ = [
     "qop_output_sigma",
     "lop_regularization",
     "lop_noise_scale",
+    "MAX_M",
 ]
+
+#: Largest Wishart degrees of freedom m (QOP's d×m Gaussian factor; every Wishart function here).
+MAX_M = 100_000
 
 #: the two α1 calibrations (see the module docstring)
 ALPHA1_VARIANTS = ("reference", "consistent")
@@ -200,8 +214,8 @@ def _output_sigma_paper(tau, eta, epsilon2, delta2, alpha, sigma2, beta):
 
 
 def _check_dm(d, m):
-    d = check_int(d, "d", low=1)
-    m = check_real(m, "m", low=float(d))
+    d = check_int(d, "d", low=1, high=MAX_D)
+    m = check_real(m, "m", low=float(d), high=float(MAX_M))
     return d, m
 
 
@@ -236,7 +250,8 @@ def wishart_lambda_min_cdf_bound(x, d: int, m: float):
     """Upper bound ``D_m γ(s, x/2)`` on ``P(λ_min(W) < x)`` for W = G Gᵀ, G ∈ R^{d×m} Gaussian.
 
     Exact (the χ²_m CDF) for d = 1. Values above 1 are returned as they are (the bound is vacuous
-    there). See the module docstring for the derivation.
+    there; it may then be +inf when it exceeds float64). d ≤ ``MAX_D`` (10⁴) and d ≤ m ≤ ``MAX_M``
+    (10⁵), as for every Wishart function here. See the module docstring for the derivation.
 
     Parameters
     ----------
@@ -257,11 +272,14 @@ def wishart_lambda_min_cdf_bound(x, d: int, m: float):
     True
     """
     d, m = _check_dm(d, m)
-    xs = np.asarray(x, dtype=float)
+    xs = check_array(x, "x", finite=False)  # complex, str, bool: TypeError naming x
     if np.any(~np.isfinite(xs)) or np.any(xs < 0):
         raise ValueError(f"x must be finite numbers >= 0; got {x!r}")
     s = (m - d + 1) / 2
-    out = np.exp(_log_Dm(d, m) + special.gammaln(s)) * special.gammainc(s, xs / 2)
+    with np.errstate(over="ignore", invalid="ignore"):  # a vacuous bound may exceed float64: it is then +inf
+        coef = np.exp(_log_Dm(d, m) + special.gammaln(s))
+        g = special.gammainc(s, xs / 2)
+        out = np.where(g == 0, 0.0, coef * g)
     return float(out) if out.ndim == 0 else out
 
 
@@ -517,7 +535,7 @@ def qop_inexact_tau_floor(*, sigma2: float, alpha: float, beta: float, n: int, L
     n = check_int(n, "n", low=1)
     L = check_positive(L, "L")
     kappa = check_positive(radius, "radius")
-    d = check_int(d, "d", low=1)
+    d = check_int(d, "d", low=1, high=MAX_D)
     u = 2.0**-52
     Lf = n * L + s2 * b
     return float((Lf * u * (1.0 + kappa * math.sqrt(d))) ** 2 / (2.0 * s2 * a))

@@ -27,10 +27,11 @@ import numpy as np
 
 from dpexplore.core import RNGLike, as_generator, mean_confidence_band
 from dpexplore.core.validation import (
+    check_array,
     check_bool,
+    check_cells,
     check_choice,
     check_delta,
-    check_epsilon,
     check_int,
     check_positive,
     check_probability,
@@ -40,6 +41,7 @@ from dpexplore.core.validation import (
 
 from .calibration import (
     ALPHA1_VARIANTS,
+    MAX_M,
     QOP_INEXACT_DEFAULT_TAU,
     lop_noise_scale,
     lop_regularization,
@@ -51,14 +53,28 @@ from .calibration import (
     wishart_alpha,
     wishart_alpha1,
 )
-from .problems import box_gradient_bound, check_problem, clip_examples, empirical_risk, interpolation_label_bound
-from .solvers import davis_yin, prox_gradient_certificate, stochastic_tos
+from .problems import (
+    MAX_SCALE,
+    box_gradient_bound,
+    check_problem,
+    clip_examples,
+    empirical_risk,
+    interpolation_label_bound,
+)
+from .solvers import MAX_ITERATIONS, davis_yin, prox_gradient_certificate, stochastic_tos
 
 __all__ = ["ERMResult", "UncertifiedReleaseError", "MechanismComparison", "InexactSweep", "qop", "qop_inexact",
-           "lop", "lop_clipped",
-           "compare_mechanisms", "qop_risk_sweep", "qop_inexact_risk_sweep", "SOLVERS"]
+           "lop", "lop_clipped", "compare_mechanisms", "qop_risk_sweep", "qop_inexact_risk_sweep", "SOLVERS",
+           "MAX_EPSILON", "MAX_M", "MAX_TRIALS", "MAX_WISHART_CELLS"]
 
 SOLVERS = ("stochastic", "deterministic")
+#: Largest ε of the mechanisms (beyond it 4ε and the noise calibrations are not representable;
+#: the tests' "no noise" limit uses 1e14).
+MAX_EPSILON = 1e15
+#: Largest ``trials`` of the sweeps (``compare_mechanisms``, ``qop_risk_sweep``, ``qop_inexact_risk_sweep``).
+MAX_TRIALS = 1_000
+#: Largest B·d·m of QOP's batch of Wishart factors G (memory: 400 MB of float64).
+MAX_WISHART_CELLS = 50_000_000
 
 
 class UncertifiedReleaseError(RuntimeError):
@@ -105,11 +121,11 @@ class ERMResult:
 def _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness, solver, iterations):
     """Validate the shared arguments; clip rows to the public ``feature_bound``; public L (never from the data)."""
     X, y = check_problem(X, y)
-    eps = check_epsilon(epsilon)
+    eps = check_real(epsilon, "epsilon", low=0.0, low_open=True, high=MAX_EPSILON)
     dl = check_delta(delta)
     lam = check_real(lam, "lam", low=0.0)
-    kappa = check_positive(radius, "radius")
-    xi = check_positive(feature_bound, "feature_bound")
+    kappa = check_real(radius, "radius", low=0.0, low_open=True, high=MAX_SCALE)
+    xi = check_real(feature_bound, "feature_bound", low=0.0, low_open=True, high=MAX_SCALE)
     X, y = clip_examples(X, y, feature_bound=xi)  # per-row, data-independent: keeps DP and interpolation
     L = xi * xi  # Hessian x xᵀ of a row with ‖x‖ ≤ ξ has norm ≤ ξ²
     if smoothness is not None:
@@ -119,7 +135,7 @@ def _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness, solver
                              f"curvature); got {Ls!r}")
         L = Ls
     solver = check_choice(solver, "solver", SOLVERS)
-    K = check_int(iterations, "iterations", low=1)
+    K = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
     return X, y, eps, dl, lam, kappa, L, solver, K, xi
 
 
@@ -132,12 +148,13 @@ def _solve(X, y, *, lam, radius, quad, lin, clip, step, solver, K, gen):
 
 def _wishart(d: int, m: int, B: int, gen: np.random.Generator) -> np.ndarray:
     """B Wishart matrices W = G Gᵀ, G ∈ R^{d×m} i.i.d. N(0, 1) (step 1 of QOP)."""
+    check_cells(MAX_WISHART_CELLS, batch=B, d=d, m=m)  # before drawing G
     G = gen.standard_normal((B, d, m))
     return G @ np.swapaxes(G, 1, 2)
 
 
 def _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho):
-    m = 2 * d if m is None else check_int(m, "m", low=d)
+    m = 2 * d if m is None else check_int(m, "m", low=d, high=MAX_M)
     alpha1 = check_choice(alpha1, "alpha1", ALPHA1_VARIANTS)
     rho = check_positive(rho, "rho")
     if isinstance(delta3_share, str):
@@ -297,7 +314,7 @@ def qop_inexact(
     >>> r.delta == 1e-3 and r.diagnostics["output_sigma"] > 0
     True
     """
-    max_iter = check_int(max_iter, "max_iter", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1, high=MAX_ITERATIONS)
     X, y, eps, dl, lam, kappa, L, _, K, xi = _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness,
                                                      "deterministic", max_iter)
     n, d = X.shape
@@ -386,7 +403,7 @@ def _qop_inexact_setup(d, eps, dl, L, tau, eta, epsilon1_share, delta_shares, m,
     alpha1 = check_choice(alpha1, "alpha1", ALPHA1_VARIANTS)
     e1, e2 = eps * share, eps * (1 - share)
     d1, d2, d3, d4 = (float(v) for v in dl * shares)
-    m = 2 * d if m is None else check_int(m, "m", low=d)
+    m = 2 * d if m is None else check_int(m, "m", low=d, high=MAX_M)
     rho = check_positive(rho, "rho")
     s2 = qop_sigma2(e1, d1, d3, L=L, d=d, m=m, rho=rho, alpha1=alpha1)
     if not math.isfinite(s2):
@@ -408,6 +425,10 @@ def _lop_terms(d, eps, dl, L, zeta, B, gen):
     """LOP's ridge Δ = 2L/ε and linear noise b ~ N(0, σ_b² I), σ_b = ζ√(8 ln(2/δ) + 4ε)/ε (KST 2012)."""
     Delta = lop_regularization(eps, L)
     sig = np.array([lop_noise_scale(eps, dl, z) for z in np.atleast_1d(zeta)])
+    if not (math.isfinite(Delta) and np.all(np.isfinite(sig))):  # name the user's parameters, not a derived one
+        raise ValueError(f"epsilon must be large enough for LOP's noise scale σ_b = ζ√(8 ln(2/δ) + 4ε)/ε and ridge "
+                         f"2L/ε to be finite in float64 (or the bounds radius, feature_bound, label_bound smaller); "
+                         f"got epsilon={eps:g}, gradient bound ζ={float(np.max(zeta)):g}")
     sig = np.broadcast_to(sig, (B,))
     b = sig[:, None] * gen.standard_normal((B, d))
     return Delta, sig, b
@@ -617,7 +638,7 @@ def compare_mechanisms(
     anchor = check_vector(anchor, "anchor")
     if anchor.shape[0] != d:
         raise ValueError(f"anchor must have {d} entries; got {anchor.shape[0]}")
-    T = check_int(trials, "trials", low=1)
+    T = check_int(trials, "trials", low=1, high=MAX_TRIALS)
     zeta_c = check_positive(clip, "clip")
     ws = check_positive(weight_scale, "weight_scale")
     for name in mechanisms:
@@ -719,13 +740,13 @@ def qop_risk_sweep(
     X, y, eps, dl, lam, kappa, L, _, K, _xi = _common(X, y, epsilon, delta, lam, radius, feature_bound, smoothness,
                                                       "stochastic", iterations)
     n, d = X.shape
-    A = np.asarray(anchors, dtype=float)
+    A = check_array(anchors, "anchors", finite=False)  # complex, str, bool: TypeError naming anchors
     if A.ndim != 2 or A.shape[1] != d or not np.all(np.isfinite(A)):
         raise ValueError(f"anchors must be a (J, {d}) array of finite numbers; got shape {A.shape}")
     ws = check_vector(weight_scales, "weight_scales")
     if ws.shape[0] != A.shape[0] or np.any(ws <= 0):
         raise ValueError(f"weight_scales must be {A.shape[0]} numbers > 0; got {ws.tolist()!r}")
-    T = check_int(trials, "trials", low=1)
+    T = check_int(trials, "trials", low=1, high=MAX_TRIALS)
     m_, _, _, s2, _ = _qop_setup(d, eps, dl, L, m, delta3_share, alpha1, rho)
     J = A.shape[0]
     th, ratio = _qop_batch(X, y, L=L, lam=lam, kappa=np.full(J * T, kappa), anchors=np.repeat(A, T, axis=0),
@@ -805,21 +826,21 @@ def qop_inexact_risk_sweep(
     >>> bool(sw.output_sigma[0] < sw.output_sigma[1]), bool(sw.mean[0] < sw.mean[1])
     (True, True)
     """
-    max_iter = check_int(max_iter, "max_iter", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1, high=MAX_ITERATIONS)
     X, y, eps, dl, lam, _, L, _, K, xi = _common(X, y, epsilon, delta, lam, 1.0, feature_bound, smoothness,
                                                  "deterministic", max_iter)
     n, d = X.shape
     radii = check_vector(radii, "radii")
     if np.any(radii <= 0):
         raise ValueError(f"radii must be > 0; got {radii.tolist()!r}")
-    A = np.asarray(anchors, dtype=float)
+    A = check_array(anchors, "anchors", finite=False)  # complex, str, bool: TypeError naming anchors
     J = radii.shape[0]
     if A.shape != (J, d) or not np.all(np.isfinite(A)):
         raise ValueError(f"anchors must be a ({J}, {d}) array of finite numbers; got shape {A.shape}")
     etas = check_vector(anchor_errors, "anchor_errors")
     if etas.shape[0] != J or np.any(etas < 0):
         raise ValueError(f"anchor_errors must be {J} numbers >= 0; got {etas.tolist()!r}")
-    T = check_int(trials, "trials", low=1)
+    T = check_int(trials, "trials", low=1, high=MAX_TRIALS)
     project = check_bool(project, "project")
     cal = _qop_inexact_setup(d, eps, dl, L, tau, etas, epsilon1_share, delta_shares, m, alpha1, rho, calibration,
                              n=n, kappa=float(np.max(radii)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpexplore.core import RNGLike, as_generator
-from dpexplore.core.validation import check_int, check_matrix, check_positive, check_vector
+from dpexplore.core.validation import check_cells, check_int, check_matrix, check_positive, check_real, check_vector
 
 __all__ = [
     "interpolation_data",
@@ -24,11 +24,31 @@ __all__ = [
     "box_gradient_bound",
     "interpolation_label_bound",
     "check_problem",
+    "MAX_N",
+    "MAX_D",
+    "MAX_CELLS",
+    "MAX_ENTRY",
+    "MAX_SCALE",
 ]
+
+#: Largest n (examples) of :func:`interpolation_data`.
+MAX_N = 1_000_000
+#: Largest dimension d (:func:`interpolation_data`, :func:`box_gradient_bound`, the calibrations).
+MAX_D = 10_000
+#: Largest n·d of :func:`interpolation_data` (memory: 400 MB of float64).
+MAX_CELLS = 50_000_000
+#: Largest |X_ij| and |y_i| of a problem (:func:`check_problem`): squares, row norms and
+#: gradients (κ‖x‖₁ + |y|)‖x‖ then stay finite in float64.
+MAX_ENTRY = 1e100
+#: Largest public bound ξ (feature_bound, xi), B (label_bound) and κ (radius): ζ = ξ(√d κ ξ + B)
+#: is then ≤ 1e50·(100·1e100 + 1e50) ≈ 1e152, and the noise scales derived from it stay finite.
+MAX_SCALE = 1e50
 
 
 def check_problem(X, y) -> tuple[np.ndarray, np.ndarray]:
     """Validate a design matrix X (n × d) and labels y (n,) and return them as float arrays.
+
+    Entries are finite with |value| ≤ ``MAX_ENTRY`` (1e100); complex input is refused.
 
     Examples
     --------
@@ -40,6 +60,11 @@ def check_problem(X, y) -> tuple[np.ndarray, np.ndarray]:
     y = check_vector(y, "y")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y must have one entry per row of X ({X.shape[0]}); got {y.shape[0]}")
+    for name, arr in (("X", X), ("y", y)):
+        big = float(np.max(np.abs(arr)))
+        if big > MAX_ENTRY:
+            raise ValueError(f"{name} must have entries with |value| <= {MAX_ENTRY:g} (norms and gradients must stay "
+                             f"finite in float64); got {big:g}")
     return X, y
 
 
@@ -56,9 +81,10 @@ def interpolation_data(n: int, d: int, *, xi: float, rng: RNGLike = None):
     Parameters
     ----------
     n, d : int
-        Number of examples and dimension.
+        Number of examples (≤ ``MAX_N`` = 10⁶) and dimension (≤ ``MAX_D`` = 10⁴), with
+        n·d ≤ ``MAX_CELLS`` = 5·10⁷.
     xi : float
-        Norm of every row (> 0).
+        Norm of every row, in (0, ``MAX_SCALE`` = 1e50].
     rng : Generator, int or None
 
     Returns
@@ -73,9 +99,10 @@ def interpolation_data(n: int, d: int, *, xi: float, rng: RNGLike = None):
     >>> bool(np.allclose(np.linalg.norm(X, axis=1), 2.0)), bool(np.allclose(X @ t, y))
     (True, True)
     """
-    n = check_int(n, "n", low=1)
-    d = check_int(d, "d", low=1)
-    xi = check_positive(xi, "xi")
+    n = check_int(n, "n", low=1, high=MAX_N)
+    d = check_int(d, "d", low=1, high=MAX_D)
+    check_cells(MAX_CELLS, n=n, d=d)
+    xi = check_real(xi, "xi", low=0.0, low_open=True, high=MAX_SCALE)
     gen = as_generator(rng)
     X = gen.standard_normal((n, d))
     X = xi * X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
@@ -246,11 +273,13 @@ def box_gradient_bound(*, feature_bound: float, label_bound: float, radius: floa
     --------
     >>> box_gradient_bound(feature_bound=1.0, label_bound=2.0, radius=3.0, d=4)
     8.0
+
+    ξ, B and κ are at most ``MAX_SCALE`` (1e50) and d ≤ ``MAX_D`` (10⁴), so ζ ≤ ~1e152 is finite.
     """
-    xi = check_positive(feature_bound, "feature_bound")
-    b = check_positive(label_bound, "label_bound")
-    kappa = check_positive(radius, "radius")
-    d = check_int(d, "d", low=1)
+    xi = check_real(feature_bound, "feature_bound", low=0.0, low_open=True, high=MAX_SCALE)
+    b = check_real(label_bound, "label_bound", low=0.0, low_open=True, high=MAX_SCALE)
+    kappa = check_real(radius, "radius", low=0.0, low_open=True, high=MAX_SCALE)
+    d = check_int(d, "d", low=1, high=MAX_D)
     return float(xi * (np.sqrt(d) * kappa * xi + b))
 
 

@@ -28,12 +28,17 @@ import numpy as np
 from scipy import optimize
 
 from dpexplore.core import RNGLike, as_generator
-from dpexplore.core.validation import check_int, check_positive, check_real
+from dpexplore.core.validation import check_cells, check_int, check_positive, check_real
 
 from .problems import check_problem
 
 __all__ = ["SolverResult", "stochastic_tos", "davis_yin", "reference_solve", "perturbed_objective",
-           "prox_gradient_certificate", "RELAXATION_EXPONENT"]
+           "prox_gradient_certificate", "RELAXATION_EXPONENT", "MAX_ITERATIONS", "MAX_INDEX_CELLS"]
+
+#: Largest ``iterations`` (:func:`stochastic_tos`) and ``max_iter`` (:func:`davis_yin`, the mechanisms).
+MAX_ITERATIONS = 1_000_000
+#: Largest iterations·B of :func:`stochastic_tos` (its (K, B) table of sampled example indices).
+MAX_INDEX_CELLS = 50_000_000
 
 #: StoTOS relaxation λ_k = (k + 1)^(−(1/2 + 0.002)) [reference code]
 RELAXATION_EXPONENT = 0.5 + 0.002
@@ -163,7 +168,7 @@ def stochastic_tos(
     step : float or ndarray (B,)
         Step ω (the spec: 1/(nL + σ²λ_max(W)) for QOP, 1/(nL + Δ) for LOP).
     iterations : int
-        K.
+        K, in [1, ``MAX_ITERATIONS`` = 10⁶]; K·B ≤ ``MAX_INDEX_CELLS`` = 5·10⁷.
     quad, lin : see the module docstring
         Perturbation ½θᵀAθ + cᵀθ.
     clip : float or ndarray (B,), optional
@@ -184,10 +189,11 @@ def stochastic_tos(
     """
     X, y = check_problem(X, y)
     lam = check_real(lam, "lam", low=0.0)
-    K = check_int(iterations, "iterations", low=1)
+    K = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
     if step is None:
         raise ValueError("step must be given for the stochastic solver (the spec's 1/(nL + ...))")
     B, batched, kappa, omega, zeta, qkind, q, c = _batch(X, radius=radius, step=step, quad=quad, lin=lin, clip=clip)
+    check_cells(MAX_INDEX_CELLS, iterations=K, batch=B)  # before the (K, B) index table
     gen = as_generator(rng)
     n, d = X.shape
     row_norm = np.linalg.norm(X, axis=1)
@@ -232,7 +238,7 @@ def davis_yin(
     """
     X, y = check_problem(X, y)
     lam = check_real(lam, "lam", low=0.0)
-    K = check_int(max_iter, "max_iter", low=1)
+    K = check_int(max_iter, "max_iter", low=1, high=MAX_ITERATIONS)
     tol = check_positive(tol, "tol")
     B, batched, kappa, omega, zeta, qkind, q, c = _batch(X, radius=radius, step=step, quad=quad, lin=lin, clip=clip)
     n, d = X.shape

@@ -25,7 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
+from dpexplore.core.validation import (
+    check_array,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_real,
+)
 
 from .calibration import ALPHA1_VARIANTS, _beta, _output_sigma_paper, _sigma2, _sigma2_terms
 
@@ -41,7 +49,11 @@ __all__ = [
     "lop_noise_vs_radius",
     "REFERENCE_TABLE",
     "REFERENCE_CONSTANTS",
+    "MAX_CURVE_POINTS",
 ]
+
+#: Largest number of ε values (``qop_utility_bound_curve``) or radii (``lop_noise_vs_radius``) of one curve.
+MAX_CURVE_POINTS = 100_000
 
 #: the paper's reference utility-bound values (exact solve, reference α1), keyed by (ε, δ)
 REFERENCE_TABLE = {
@@ -209,8 +221,8 @@ def _optimize_exact_many(eps, delta, L, d, D, rho, variant):
     :func:`_balanced_split`), giving a profile over m, minimised on the grid and refined by a
     parabola.
     """
-    eps, delta = np.broadcast_arrays(np.atleast_1d(np.asarray(eps, dtype=float)),
-                                     np.atleast_1d(np.asarray(delta, dtype=float)))
+    eps, delta = np.broadcast_arrays(np.atleast_1d(check_array(eps, "epsilon", finite=False)),
+                                     np.atleast_1d(check_array(delta, "delta", finite=False)))
     shape = eps.shape
     eps, delta = eps.ravel()[:, None], delta.ravel()[:, None]
 
@@ -278,10 +290,10 @@ def qop_utility_bound_curve(
     >>> [round(float(v), 0) for v in c]
     [593.0, 165.0]
     """
-    eps = np.asarray(epsilons, dtype=float)
+    eps = check_array(epsilons, "epsilons", finite=False, max_size=MAX_CURVE_POINTS)
     if eps.ndim != 1 or eps.size == 0 or np.any(~np.isfinite(eps)) or np.any(eps <= 0):
         raise ValueError(f"epsilons must be a non-empty 1-d array of finite numbers > 0; got {epsilons!r}")
-    dl = np.asarray(delta, dtype=float)
+    dl = check_array(delta, "delta", finite=False)
     if dl.ndim == 0:
         dl = np.full(eps.shape, check_delta(float(dl)))
     elif dl.shape != eps.shape or np.any(~(dl > 0)) or np.any(~(dl < 1)):
@@ -341,8 +353,8 @@ def _optimize_inexact_many(eps, delta, L, n, d, D, rho, G, tau, eta, variant):
     """Inexact optimum: a small grid over (ε1/ε, δ2/δ, δ4/δ); for each, the (δ1, δ3) split of the
     rest balances σ²'s two terms and m is optimised on a grid (as for the exact bound); the best
     is kept. An upper bound on the true minimum (every point is a valid calibration)."""
-    eps = np.atleast_1d(np.asarray(eps, dtype=float))
-    delta = np.atleast_1d(np.asarray(delta, dtype=float))
+    eps = np.atleast_1d(check_array(eps, "epsilon", finite=False))
+    delta = np.atleast_1d(check_array(delta, "delta", finite=False))
     P = len(eps)
     fr, s2_, s4_ = (a.ravel() for a in np.meshgrid(_EPS_FRACS, _D2_SHARES, _D4_SHARES, indexing="ij"))
     C = len(fr)
@@ -446,7 +458,7 @@ def lop_noise_vs_radius(radii, *, epsilon: float, delta: float, xi: float, d: in
     xi = check_positive(xi, "xi")
     d = check_int(d, "d", low=1)
     yb = check_positive(label_bound, "label_bound", allow_zero=True)
-    r = np.asarray(radii, dtype=float)
+    r = check_array(radii, "radii", finite=False, max_size=MAX_CURVE_POINTS)
     if np.any(~np.isfinite(r)) or np.any(r < 0):
         raise ValueError(f"radii must be finite numbers >= 0; got {radii!r}")
     zeta = xi * (xi * r * math.sqrt(d) + yb)

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
-from dpexplore.core.validation import check_int, check_positive
+from dpexplore.core.validation import check_array, check_cells, check_int, check_positive
 
 from .chains import (
     as_chain,
@@ -43,18 +43,29 @@ __all__ = [
     "word_entropy",
     "typical_fraction",
     "empirical_tail",
+    "MAX_PROFILE_LENGTH",
+    "MAX_THRESHOLDS",
+    "MAX_PROFILE_CELLS",
+    "MAX_STATIONARY_ITER",
 ]
+
+#: Largest ``length`` T of :func:`time_profile` (one exact pair-law step each).
+MAX_PROFILE_LENGTH = 100_000
+#: Largest number of error thresholds ``v`` (``time_profile``, ``PairChainAnalysis.tail``, ``empirical_tail``).
+MAX_THRESHOLDS = 10_000
+#: Largest T·len(v) of :func:`time_profile`'s (T, len(v)) tail table.
+MAX_PROFILE_CELLS = 10_000_000
+#: Largest ``max_iter`` of :func:`pair_stationary`.
+MAX_STATIONARY_ITER = 1_000_000
 
 
 def _check_reals(value, name: str, *, low: float | None = None, high: float | None = None,
                  ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
     """A non-empty finite float array (1-d rows promoted to 2-d when 2-d is accepted) within [low, high]."""
-    if isinstance(value, (str, bytes, dict)) or value is None:
+    if isinstance(value, dict):
         raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name} must be a rectangular array of real numbers") from None
+    # the shared path: complex (whose real part astype(float) would keep), object, str, bool -> TypeError
+    arr = check_array(value, name, finite=False, kind="a rectangular array of real numbers")
     if arr.ndim not in ndim or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty {' or '.join(f'{k}-d' for k in ndim)} array; got shape "
                          f"{arr.shape}")
@@ -140,7 +151,7 @@ def pair_stationary(chain, kernel: StepKernel, *, K: sp.csr_array | None = None,
     K = pair_chain(c, kernel) if K is None else K
     Kt = K.T.tocsr()
     p = (stationary_distribution(c)[:, None] * kernel.first).ravel()
-    for _ in range(check_int(max_iter, "max_iter", low=1)):
+    for _ in range(check_int(max_iter, "max_iter", low=1, high=MAX_STATIONARY_ITER)):
         q = Kt @ p
         if np.abs(q - p).sum() < tol:
             return (q / q.sum()).reshape(n, n)
@@ -201,7 +212,7 @@ class PairChainAnalysis:
         A relative slack of 1e-9 on the comparison keeps pairs at exactly distance v (up to
         rounding of the shortest-path sums) inside the event.
         """
-        va = np.atleast_1d(np.asarray(v, dtype=float))
+        va = np.atleast_1d(check_array(v, "v", max_size=MAX_THRESHOLDS))
         e = self.errors.ravel()
         w = self.stationary.ravel()
         out = np.array([w[e >= x - 1e-9 * max(1.0, abs(x))].sum() for x in va])
@@ -299,7 +310,8 @@ class TimeProfile:
 def time_profile(chain, kernel: StepKernel, d: np.ndarray, length: int, *, v=None) -> TimeProfile:
     """Propagate the exact pair law for ``length`` steps (stops early once it is stationary to 1e-14).
 
-    Cost per step O(n · nnz(P) + n² k); memory O(n² k).
+    Cost per step O(n · nnz(P) + n² k); memory O(n² k). ``length`` ≤ ``MAX_PROFILE_LENGTH`` (10⁵),
+    at most ``MAX_THRESHOLDS`` (10⁴) values in ``v``, and length·len(v) ≤ ``MAX_PROFILE_CELLS`` (10⁷).
 
     Examples
     --------
@@ -309,11 +321,13 @@ def time_profile(chain, kernel: StepKernel, d: np.ndarray, length: int, *, v=Non
     >>> prof.tail.shape, bool(np.allclose(prof.tail[:, 0], 1))
     ((50, 2), True)
     """
+    T = check_int(length, "length", low=1, high=MAX_PROFILE_LENGTH)
+    vv = None if v is None else check_array(v, "v", max_size=MAX_THRESHOLDS).ravel()
+    check_cells(MAX_PROFILE_CELLS, length=T, thresholds=50 if vv is None else max(vv.size, 1))
     c, kernel = _check_kernel(chain, kernel)
-    T = check_int(length, "length", low=1)
     n = c.n
     d = check_distance_matrix(d, n)
-    vv = np.linspace(0.0, float(np.max(d)), 50) if v is None else np.asarray(v, dtype=float).ravel()
+    vv = np.linspace(0.0, float(np.max(d)), 50) if vv is None else vv
     errors = d.T  # [s, a]
     # P(e_t >= v) from suffix sums of the pair law sorted by error (positive sums: accurate for tiny tails)
     order = np.argsort(errors.ravel(), kind="stable")
@@ -456,5 +470,7 @@ def empirical_tail(errors, v) -> np.ndarray:
     """
     e = _check_reals(errors, "errors", low=0.0)
     vv = _check_reals(v, "v", low=0.0, ndim=(0, 1)).ravel()
+    if vv.size > MAX_THRESHOLDS:
+        raise ValueError(f"v must have at most {MAX_THRESHOLDS:,} thresholds; got {vv.size:,}")
     return np.stack([(e >= x - 1e-9 * max(1.0, abs(x))).mean(axis=1) for x in vv], axis=1)
 

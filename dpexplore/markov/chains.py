@@ -15,6 +15,8 @@ from scipy.sparse.csgraph import connected_components
 
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import (
+    check_array,
+    check_cells,
     check_choice,
     check_int,
     check_probability,
@@ -35,12 +37,18 @@ __all__ = [
     "parse_matrix",
     "simulate",
     "MAX_PASTED_STATES",
+    "MAX_LENGTH",
+    "MAX_TRAJECTORY_CELLS",
     "check_states",
     "check_distance_matrix",
 ]
 
 #: Largest matrix :func:`parse_matrix` accepts by default (the dashboard's bound).
 MAX_PASTED_STATES = 30
+#: Largest trajectory length T of :func:`simulate` (a Python-level loop over steps).
+MAX_LENGTH = 1_000_000
+#: Largest size·T of :func:`simulate` (its int64 output: 400 MB at the cap).
+MAX_TRAJECTORY_CELLS = 50_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,10 +270,7 @@ def check_distance_matrix(value, n: int, name: str = "d") -> np.ndarray:
     """
     if isinstance(value, (str, bytes, dict)) or value is None:
         raise TypeError(f"{name} must be a {n} x {n} distance matrix; got {type(value).__name__}")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name} must be a {n} x {n} numeric distance matrix") from None
+    arr = check_array(value, name, finite=False, kind=f"a {n} x {n} numeric distance matrix")  # refuses complex
     if arr.shape != (n, n):
         raise ValueError(f"{name} must have shape {(n, n)} (one row per state); got {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0)
@@ -520,7 +525,7 @@ def simulate(chain, length: int, *, initial=None, size: int | None = None, rng: 
     ----------
     chain : MarkovChain or array_like
     length : int
-        T ≥ 1.
+        1 ≤ T ≤ ``MAX_LENGTH`` (10⁶); size·T ≤ ``MAX_TRAJECTORY_CELLS`` (5·10⁷).
     initial : int or array_like, optional
         A starting state index, or a law of s_0 (default: ``chain.initial_law``).
     size : int, optional
@@ -536,9 +541,10 @@ def simulate(chain, length: int, *, initial=None, size: int | None = None, rng: 
     >>> simulate([[0.0, 1.0], [1.0, 0.0]], 5, initial=0, rng=0).tolist()
     [0, 1, 0, 1, 0]
     """
+    T = check_int(length, "length", low=1, high=MAX_LENGTH)
+    m = 1 if size is None else check_int(size, "size", low=1, high=MAX_TRAJECTORY_CELLS)
+    check_cells(MAX_TRAJECTORY_CELLS, size=m, length=T)  # the (size, T) int64 output: 400 MB at the cap
     c = as_chain(chain)
-    T = check_int(length, "length", low=1)
-    m = 1 if size is None else check_int(size, "size", low=1)
     gen = as_generator(rng)
     if initial is None:
         law = c.initial_law

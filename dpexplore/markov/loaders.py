@@ -25,7 +25,11 @@ from dpexplore.core.validation import check_int
 
 from .chains import MarkovChain
 
-__all__ = ["load_wikispeedia", "resolve_back_clicks"]
+__all__ = ["load_wikispeedia", "resolve_back_clicks", "MAX_WIKISPEEDIA_STATES"]
+
+#: Largest ``max_states`` of :func:`load_wikispeedia` (the game has ~4600 articles; the chain's
+#: distance and kernel tables are n×n and larger).
+MAX_WIKISPEEDIA_STATES = 5_000
 
 
 def resolve_back_clicks(path: str) -> list[tuple[str, str]]:
@@ -69,7 +73,7 @@ def load_wikispeedia(directory, *, max_states: int = 200, min_clicks: int = 1) -
         Folder holding the two files.
     max_states : int
         Keep at most this many articles (the most visited) before taking the largest strongly
-        connected component.
+        connected component; at most ``MAX_WIKISPEEDIA_STATES`` (5000).
     min_clicks : int
         Ignore transitions observed fewer times.
 
@@ -86,7 +90,7 @@ def load_wikispeedia(directory, *, max_states: int = 200, min_clicks: int = 1) -
         If no strongly connected component with at least 2 articles remains.
     """
     folder = Path(directory)
-    max_states = check_int(max_states, "max_states", low=2)
+    max_states = check_int(max_states, "max_states", low=2, high=MAX_WIKISPEEDIA_STATES)
     min_clicks = check_int(min_clicks, "min_clicks", low=1)
     links = {(unquote(r[0]), unquote(r[1])) for r in _read_rows(folder / "links.tsv") if len(r) >= 2}
     counts: Counter = Counter()

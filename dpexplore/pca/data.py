@@ -21,10 +21,12 @@ import numpy as np
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_int, check_matrix, check_real, check_vector
 
-__all__ = ["PCAData", "make_matrix", "spiked_gaussian", "coherence", "top_singular"]
+__all__ = ["PCAData", "make_matrix", "spiked_gaussian", "coherence", "top_singular", "MAX_ENTRY", "MAX_CELLS",
+           "MAX_D"]
 
 MAX_ENTRY = 1e100  # |A_ij| bound: squares, Gram matrices and scores ‖a‖·|⟨a, x⟩| stay finite
 MAX_CELLS = 50_000_000  # n·d bound of the generators (memory: 400 MB of float64)
+MAX_D = 5_000  # d bound of make_matrix: it forms the d×d Gram matrix BᵀB (200 MB at the cap)
 
 
 def _check_data(A, name: str = "A") -> np.ndarray:
@@ -166,7 +168,7 @@ def make_matrix(
     Parameters
     ----------
     n, d : int
-        Rows (individuals) and columns, n ≥ 2, d ≥ 2.
+        Rows (individuals) and columns, n ≥ 2, 2 ≤ d ≤ ``MAX_D`` (5000), n·d ≤ ``MAX_CELLS`` (5·10⁷).
     eigengap : float
         κ in (0, 1].
     coherence : float, optional
@@ -193,7 +195,7 @@ def make_matrix(
     from scipy import linalg
 
     n = check_int(n, "n", low=2)
-    d = check_int(d, "d", low=2)
+    d = check_int(d, "d", low=2, high=MAX_D)
     kappa = check_real(eigengap, "eigengap", low=0.0, high=1.0, low_open=True)
     floor = 1.0 / math.sqrt(n)
     _check_size(n, d)

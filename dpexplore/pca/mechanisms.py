@@ -64,12 +64,19 @@ __all__ = [
     "threshold_grid",
     "worst_case_calibration",
     "zcdp_budget",
+    "MAX_GRID",
+    "MAX_GAUSS_D",
+    "MAX_GAUSS_EPSILON",
+    "MAX_ITERATIONS",
 ]
 
 _NEIGHBOURS = ("add-remove", "replace")
 _MAX_GRID = 10_000  # threshold-grid values (AboveThreshold examines them one by one)
 _MAX_GAUSS_D = 4_000  # Analyze Gauss forms a d×d matrix
 _MAX_GAUSS_EPSILON = 1e15  # beyond this the analytic Gaussian σ is not representable (core calibration fails)
+_MAX_ITERATIONS = 10_000  # power-iteration steps t of every mechanism
+#: Public names of the caps above: threshold-grid size, Analyze Gauss's d, its ε, iterations t.
+MAX_GRID, MAX_GAUSS_D, MAX_GAUSS_EPSILON, MAX_ITERATIONS = _MAX_GRID, _MAX_GAUSS_D, _MAX_GAUSS_EPSILON, _MAX_ITERATIONS
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,7 @@ def default_iterations(d: int, eigengap: float = 0.5) -> int:
     >>> default_iterations(200, 0.9), default_iterations(200, 0.5)
     (9, 16)
     """
-    d = check_int(d, "d", low=1)
+    d = check_int(d, "d", low=1)  # O(1): only log(d) enters
     kappa = check_real(eigengap, "eigengap", low=0.0, high=1.0, low_open=True)
     return int(min(60, max(3, math.ceil(1.5 * math.log(max(d, 2)) / kappa))))
 
@@ -347,7 +354,7 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 def _check_common(A, iterations, v1, default_t):
     A = _check_data(A, "A")
-    t = default_t if iterations is None else check_int(iterations, "iterations", low=1, high=10_000)
+    t = default_t if iterations is None else check_int(iterations, "iterations", low=1, high=_MAX_ITERATIONS)
     if v1 is not None:
         v1 = check_vector(v1, "v1")
         if v1.size != A.shape[1]:
@@ -442,7 +449,7 @@ def adaptive_calibration(epsilon: float, delta: float, iterations: int, svt_shar
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    t = check_int(iterations, "iterations", low=1, high=10_000)
+    t = check_int(iterations, "iterations", low=1, high=_MAX_ITERATIONS)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
     budget = zcdp_budget(eps, delta, t, svt_share)
     if budget["rho_svt_step"] <= 0:
@@ -542,7 +549,7 @@ def worst_case_calibration(epsilon: float, delta: float, iterations: int, clip_n
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    t = check_int(iterations, "iterations", low=1, high=10_000)
+    t = check_int(iterations, "iterations", low=1, high=_MAX_ITERATIONS)
     neighbours = check_choice(neighbours, "neighbours", _NEIGHBOURS)
     c = check_positive(clip_norm, "clip_norm")
     budget = zcdp_budget(eps, delta, t, 0.0)
@@ -635,7 +642,7 @@ def _gauss_run(A, epsilon, delta, iterations, rng, clip_norm, neighbours, *, noi
     sens, sigma = analyze_gauss_calibration(epsilon, delta, clip_norm, neighbours)
     A = _check_data(A, "A")
     if iterations is not None:
-        check_int(iterations, "iterations", low=1, high=10_000)
+        check_int(iterations, "iterations", low=1, high=_MAX_ITERATIONS)
     d = A.shape[1]
     if d > _MAX_GAUSS_D:
         raise ValueError(f"A must have at most {_MAX_GAUSS_D} columns for Analyze Gauss (it forms a d×d matrix); "

@@ -29,9 +29,14 @@ __all__ = [
     "KEstimate",
     "estimate_k",
     "estimate_k_from_release",
+    "MAX_N_INIT",
+    "MAX_KMEANS_ITER",
 ]
 
 MECHANISMS = ("shuffle", "analyze_gauss", "noisy_power")
+#: Largest ``n_init`` (restarts) and ``max_iter`` (Lloyd iterations) of :func:`kmeans`.
+MAX_N_INIT = 1_000
+MAX_KMEANS_ITER = 100_000
 _DENSE_EIGH_MAX_N = 300  # below this a dense subset eigh is as fast as ARPACK and needs no start vector
 
 
@@ -72,8 +77,9 @@ def kmeans(x, k: int, *, n_init: int = 4, max_iter: int = 100, rng: RNGLike = No
     k : int
         1 ≤ k ≤ n.
     n_init : int
-        Restarts; the run with the smallest inertia wins.
+        Restarts, in [1, ``MAX_N_INIT`` = 1000]; the run with the smallest inertia wins.
     max_iter : int
+        Lloyd iterations per restart, in [1, ``MAX_KMEANS_ITER`` = 100 000].
     rng : Generator, int or None
         Drives the seeding (the only random step).
 
@@ -86,8 +92,8 @@ def kmeans(x, k: int, *, n_init: int = 4, max_iter: int = 100, rng: RNGLike = No
     arr = check_matrix(x, "x")
     n = arr.shape[0]
     k = check_int(k, "k", low=1, high=n)
-    n_init = check_int(n_init, "n_init", low=1)
-    max_iter = check_int(max_iter, "max_iter", low=1)
+    n_init = check_int(n_init, "n_init", low=1, high=MAX_N_INIT)
+    max_iter = check_int(max_iter, "max_iter", low=1, high=MAX_KMEANS_ITER)
     gen = as_generator(rng)
     best = None
     for _ in range(n_init):
@@ -114,12 +120,33 @@ def kmeans(x, k: int, *, n_init: int = 4, max_iter: int = 100, rng: RNGLike = No
 
 
 # -- eigenvectors ------------------------------------------------------------------------------------
+def _check_symmetric(matrix) -> None:
+    """ValueError unless max |M − Mᵀ| ≤ 64·n·eps·max |M| (rounding of a symmetric computation)."""
+    n = matrix.shape[0]
+    if sp.issparse(matrix):
+        m = sp.csr_array(matrix, dtype=float)
+        scale = float(abs(m).max()) if m.nnz else 0.0
+        diff = m - m.T
+        asym = float(abs(diff).max()) if diff.nnz else 0.0
+    else:
+        scale = float(np.max(np.abs(matrix))) if matrix.size else 0.0
+        asym = float(np.max(np.abs(matrix - matrix.T))) if matrix.size else 0.0
+    tol = 64.0 * n * np.finfo(float).eps * scale
+    if asym > tol:
+        raise ValueError(f"matrix must be symmetric (up to rounding, max |M - M^T| <= {tol:.3g}); "
+                         f"got max |M - M^T| = {asym:.3g}")
+
+
 def top_eigenpairs(matrix, k: int, *, rng: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
     """The k largest (algebraic) eigenvalues, descending, and their eigenvectors, of a symmetric matrix.
 
     Never a full decomposition: ``scipy.linalg.eigh(subset_by_index=...)`` for small dense matrices,
     ARPACK (``eigsh``, start vector drawn from ``rng`` for reproducibility) otherwise. ``matrix`` may be
-    dense, sparse or a ``LinearOperator``.
+    dense, sparse or a ``LinearOperator``. A dense or sparse ``matrix`` must be symmetric up to
+    rounding — max |M − Mᵀ| ≤ 64·n·eps·max |M| (eps = 2⁻⁵², the float64 unit roundoff; a product
+    such as X Xᵀ differs from its transpose by at most ~n·eps·max |M| per entry) — otherwise a
+    ``ValueError``: ``eigh``/``eigsh`` read one triangle only and would return a wrong answer. A
+    ``LinearOperator`` is trusted to be symmetric.
 
     Examples
     --------
@@ -130,10 +157,16 @@ def top_eigenpairs(matrix, k: int, *, rng: RNGLike = None) -> tuple[np.ndarray, 
     if isinstance(matrix, spla.LinearOperator) or sp.issparse(matrix):
         if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] < 1:
             raise ValueError(f"matrix must be a non-empty square matrix or operator; got shape {matrix.shape}")
-        if sp.issparse(matrix) and not np.all(np.isfinite(matrix.data)):
-            raise ValueError("matrix must contain only finite numbers")
+        if sp.issparse(matrix):
+            if matrix.dtype == object or np.iscomplexobj(matrix) or not (
+                    np.issubdtype(matrix.dtype, np.number) or matrix.dtype == bool):
+                raise TypeError(f"matrix must be a real (not complex) matrix; got sparse dtype {matrix.dtype}")
+            if not np.all(np.isfinite(matrix.data)):
+                raise ValueError("matrix must contain only finite numbers")
     else:
         matrix = check_matrix(matrix, "matrix", square=True)
+    if not isinstance(matrix, spla.LinearOperator):
+        _check_symmetric(matrix)
     n = matrix.shape[0]
     k = check_int(k, "k", low=1, high=n)
     dense_ok = not isinstance(matrix, spla.LinearOperator)

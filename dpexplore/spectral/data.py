@@ -22,7 +22,24 @@ __all__ = [
     "load_edge_list",
     "load_planetoid",
     "adjacency_from_edges",
+    "MAX_NODES",
+    "MAX_SBM_NODES",
+    "MAX_SBM_EDGES",
+    "MAX_SBM_BLOCKS",
+    "MAX_FILE_EDGES",
 ]
+
+#: Largest vertex count of a sparse graph built here (``adjacency_from_edges``, the loaders,
+#: ``block_sizes``): CSR storage is O(n + edges), 10⁶ vertices ≈ 8 MB of row pointers.
+MAX_NODES = 1_000_000
+#: Largest n of :func:`sbm`: it draws all n(n − 1)/2 pairs (2·10⁸ uniforms at the cap, a few seconds).
+MAX_SBM_NODES = 20_000
+#: Largest expected edge count of :func:`sbm` (≈ 0.5 GB of CSR storage at the cap).
+MAX_SBM_EDGES = 20_000_000
+#: Largest k of :func:`sbm` (it forms a k×k table of edge probabilities).
+MAX_SBM_BLOCKS = 1_000
+#: Largest number of edge lines :func:`load_edge_list` reads (each costs two Python strings).
+MAX_FILE_EDGES = 10_000_000
 
 # rows per chunk when Bernoulli pairs are drawn densely: about 2**22 uniforms per chunk
 _CHUNK_ENTRIES = 1 << 22
@@ -35,8 +52,10 @@ def block_sizes(n: int, k: int) -> np.ndarray:
     --------
     >>> block_sizes(10, 3).tolist()
     [4, 3, 3]
+
+    ``n`` is at most ``MAX_NODES`` (10⁶).
     """
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_NODES)
     k = check_int(k, "k", low=1, high=n)
     return np.full(k, n // k) + (np.arange(k) < n % k)
 
@@ -44,14 +63,14 @@ def block_sizes(n: int, k: int) -> np.ndarray:
 def adjacency_from_edges(rows, cols, n: int) -> sp.csr_array:
     """Symmetric 0/1 CSR adjacency from (possibly duplicated, either-direction) edge endpoints.
 
-    Self-loops are dropped and duplicates merged.
+    Self-loops are dropped and duplicates merged. ``n`` (vertices) is in [1, ``MAX_NODES`` = 10⁶].
 
     Examples
     --------
     >>> adjacency_from_edges([0, 1, 1], [1, 0, 2], 3).toarray().astype(int).tolist()
     [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
     """
-    n = check_int(n, "n", low=1)
+    n = check_int(n, "n", low=1, high=MAX_NODES)
     r, c = _endpoints(rows, "rows", n), _endpoints(cols, "cols", n)
     if r.size != c.size:
         raise ValueError(f"rows and cols must have the same length; got {r.size} and {c.size}")
@@ -73,6 +92,8 @@ def _endpoints(values, name: str, n: int) -> np.ndarray:
         arr = np.asarray(values)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 1-d sequence of integer vertex ids; got {values!r}") from exc
+    if arr.dtype.kind in "cbOSUV":  # complex, bool, object, strings: not vertex ids
+        raise TypeError(f"{name} must be a 1-d sequence of integer vertex ids; got dtype {arr.dtype}")
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
     if arr.ndim != 1 or arr.dtype.kind not in "iuf":
@@ -113,10 +134,11 @@ def sbm(n: int, k: int, p: float, q: float, *, rng: RNGLike = None) -> tuple[sp.
     Parameters
     ----------
     n : int
-        Number of vertices (≥ 2).
+        Number of vertices, in [2, ``MAX_SBM_NODES`` = 20 000]; the expected edge count
+        p·(pairs within blocks) + q·(pairs between) is at most ``MAX_SBM_EDGES`` = 2·10⁷.
     k : int
-        Number of blocks, 1 ≤ k ≤ n. Blocks are contiguous (vertices 0..n_1−1 are block 0, ...) and
-        balanced (sizes differ by at most one).
+        Number of blocks, 1 ≤ k ≤ min(n, ``MAX_SBM_BLOCKS`` = 1000). Blocks are contiguous
+        (vertices 0..n_1−1 are block 0, ...) and balanced (sizes differ by at most one).
     p, q : float
         Within- and between-block edge probabilities in [0, 1].
     rng : Generator, int or None
@@ -138,10 +160,16 @@ def sbm(n: int, k: int, p: float, q: float, *, rng: RNGLike = None) -> tuple[sp.
     >>> A.shape, (A != A.T).nnz, int(A.diagonal().sum()), np.bincount(z).tolist()
     ((90, 90), 0, 0, [30, 30, 30])
     """
-    n = check_int(n, "n", low=2)
-    k = check_int(k, "k", low=1, high=n)
+    n = check_int(n, "n", low=2, high=MAX_SBM_NODES)
+    k = check_int(k, "k", low=1, high=min(n, MAX_SBM_BLOCKS))  # the (k, k) probability table
     p = check_probability(p, "p")
     q = check_probability(q, "q")
+    sizes = block_sizes(n, k)
+    within = float(np.sum(sizes * (sizes - 1.0)) / 2.0)
+    expected_edges = p * within + q * (n * (n - 1) / 2.0 - within)
+    if expected_edges > MAX_SBM_EDGES:
+        raise ValueError(f"n, p and q must give at most {MAX_SBM_EDGES:,} expected edges (memory); got "
+                         f"{expected_edges:,.0f} for n = {n}, p = {p:g}, q = {q:g}")
     gen = as_generator(rng)
     labels = np.repeat(np.arange(k), block_sizes(n, k))
     prob_block = np.full((k, k), q)
@@ -212,6 +240,7 @@ def karate_club() -> tuple[sp.csr_array, np.ndarray]:
 def load_edge_list(path, *, comments: str = "#", delimiter: str | None = None) -> tuple[sp.csr_array, np.ndarray]:
     """Load a SNAP-style edge list (one ``u v`` pair per line) as an undirected simple graph.
 
+    At most ``MAX_FILE_EDGES`` (10⁷) edge lines and ``MAX_NODES`` (10⁶) distinct vertices.
     Lines starting with ``comments`` are skipped; extra columns (weights, timestamps) are ignored;
     self-loops and duplicate/reversed edges are dropped. Vertex ids may be any tokens; they are
     relabelled 0..n−1 in sorted order (numerically if all are integers).
@@ -243,6 +272,9 @@ def load_edge_list(path, *, comments: str = "#", delimiter: str | None = None) -
                 raise ValueError(f"{path}: line {lineno} must hold two vertex ids; got {s!r}")
             us.append(parts[0].strip())
             vs.append(parts[1].strip())
+            if len(us) > MAX_FILE_EDGES:
+                raise ValueError(f"{path}: the edge list must have at most {MAX_FILE_EDGES:,} edges (memory); "
+                                 f"stopped reading at line {lineno}")
     if not us:
         raise ValueError(f"{path}: no edges found")
     ids, inv = _relabel(us + vs)

@@ -20,7 +20,15 @@ import scipy.sparse as sp
 
 from ..core.random import RNGLike, as_generator
 from ..core.randomized_response import flip_probability
-from ..core.validation import check_adjacency, check_delta, check_epsilon, check_int, check_matrix, check_real
+from ..core.validation import (
+    check_adjacency,
+    check_cells,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_matrix,
+    check_real,
+)
 from .accounting import (
     Accountant,
     analyze_gauss_sigma,
@@ -40,7 +48,18 @@ __all__ = [
     "matrix_shuffle",
     "analyze_gauss",
     "noisy_power_method",
+    "MAX_DENSE_NODES",
+    "MAX_ITERATIONS",
+    "MAX_EMBEDDING_CELLS",
 ]
+
+#: Largest vertex count of the dense releases (``randomized_response_graph``, ``matrix_shuffle``,
+#: ``analyze_gauss``): they form an n×n matrix (512 MB of float64 at the cap; the benchmarks go to 5000).
+MAX_DENSE_NODES = 8_000
+#: Largest ``iterations`` L of :func:`noisy_power_method` (the paper uses L = O(log n)).
+MAX_ITERATIONS = 10_000
+#: Largest n·p of :func:`noisy_power_method`'s iterate X (n×p float64: 400 MB at the cap).
+MAX_EMBEDDING_CELLS = 50_000_000
 
 _CHUNK_ENTRIES = 1 << 22
 
@@ -107,6 +126,7 @@ def randomized_response_graph(adjacency, *, epsilon0: float, rng: RNGLike = None
     Parameters
     ----------
     adjacency : array_like or sparse, shape (n, n)
+        n ≤ ``MAX_DENSE_NODES`` (8000): the release is a dense n×n matrix.
         Symmetric 0/1 adjacency with zero diagonal.
     epsilon0 : float
         ε0 > 0 (``numpy.inf`` releases A unchanged, for limit checks).
@@ -122,7 +142,7 @@ def randomized_response_graph(adjacency, *, epsilon0: float, rng: RNGLike = None
     >>> res.matrix.shape, res.epsilon, round(res.flip_probability, 4)
     ((2, 2), 2.0, 0.1192)
     """
-    adj = check_adjacency(adjacency, "adjacency")
+    adj = check_adjacency(adjacency, "adjacency", max_nodes=MAX_DENSE_NODES)
     e0 = check_epsilon(epsilon0, "epsilon0", allow_inf=True)
     mu = flip_probability(e0)
     mat = _rr_dense(adj, mu, as_generator(rng))
@@ -204,6 +224,7 @@ def matrix_shuffle(
     Parameters
     ----------
     adjacency : array_like or sparse, shape (n, n)
+        n ≤ ``MAX_DENSE_NODES`` (8000): the release is a dense n×n matrix.
     epsilon : float, optional
         Target ε > 0 of the shuffled release.
     delta : float
@@ -236,7 +257,7 @@ def matrix_shuffle(
     >>> r.epsilon <= 1.0 < r.epsilon0
     True
     """
-    adj = check_adjacency(adjacency, "adjacency")
+    adj = check_adjacency(adjacency, "adjacency", max_nodes=MAX_DENSE_NODES)
     n = adj.shape[0]
     delta = check_delta(delta)
     if (epsilon is None) == (epsilon0 is None):
@@ -281,7 +302,8 @@ def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = Non
     """Analyze Gauss under edge DP: release A + E with symmetric Gaussian noise.
 
     One edge changes one upper-triangular coordinate by 1 (ℓ2 sensitivity 1), so σ comes from the
-    analytic Gaussian mechanism (Balle & Wang 2018), valid for every ε > 0.
+    analytic Gaussian mechanism (Balle & Wang 2018), valid for every ε > 0. The graph has at most
+    ``MAX_DENSE_NODES`` (8000) vertices: the release is a dense n×n matrix.
 
     Examples
     --------
@@ -289,7 +311,7 @@ def analyze_gauss(adjacency, *, epsilon: float, delta: float, rng: RNGLike = Non
     >>> round(r.sigma, 4), bool(np.allclose(r.matrix, r.matrix.T)), float(r.matrix[0, 0])
     (3.7306, True, 0.0)
     """
-    adj = check_adjacency(adjacency, "adjacency")
+    adj = check_adjacency(adjacency, "adjacency", max_nodes=MAX_DENSE_NODES)
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
     sigma = analyze_gauss_sigma(eps, delta) * _sigma_scale  # _sigma_scale: only spectral.audit's broken variant
@@ -355,12 +377,14 @@ def noisy_power_method(
     Parameters
     ----------
     adjacency : array_like or sparse, shape (n, n)
+        n·p ≤ ``MAX_EMBEDDING_CELLS`` (5·10⁷).
     k : int
         Number of eigenvectors wanted (1 ≤ k ≤ n).
     epsilon, delta : float
         Total budget; each step gets ρ/L of ρ = ``dp_to_zcdp(ε, δ)``.
     iterations : int
-        L ≥ 1 (the spec's experiments use 10; theory asks L ≈ C·λ_k/(λ_k − λ_{k+1})·log n).
+        1 ≤ L ≤ ``MAX_ITERATIONS`` = 10 000 (the spec's experiments use 10; theory asks
+        L ≈ C·λ_k/(λ_k − λ_{k+1})·log n).
     p : int, optional
         Block size p ≥ k (default k).
     rng : Generator, int or None
@@ -381,9 +405,10 @@ def noisy_power_method(
     n = adj.shape[0]
     k = check_int(k, "k", low=1, high=n)
     p = k if p is None else check_int(p, "p", low=k, high=n)
+    check_cells(MAX_EMBEDDING_CELLS, n=n, p=p)
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    L = check_int(iterations, "iterations", low=1)
+    L = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
     sigma = noisy_power_sigma(eps, delta, L)
     # _sensitivity: only spectral.audit's broken variant injects a wrong Δ_ℓ rule
     return _noisy_power_run(adj, k=k, p=p, sigma=sigma, iterations=L, delta=delta, gen=as_generator(rng),

@@ -5,9 +5,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ..core.validation import check_matrix
+from ..core.validation import check_cells, check_matrix
 
-__all__ = ["misclassification_rate", "confusion_matrix", "sin_theta_distance", "procrustes_error"]
+__all__ = ["misclassification_rate", "confusion_matrix", "sin_theta_distance", "procrustes_error",
+           "MAX_CONFUSION_CELLS"]
+
+#: Largest (distinct true labels) × (distinct predicted labels) of :func:`confusion_matrix`.
+MAX_CONFUSION_CELLS = 10_000_000
 
 
 def _labels(x, name: str) -> np.ndarray:
@@ -37,6 +41,7 @@ def confusion_matrix(labels_true, labels_pred) -> np.ndarray:
         raise ValueError(f"labels_true and labels_pred must have the same length; got {t.size} and {p.size}")
     t = np.unique(t, return_inverse=True)[1]
     p = np.unique(p, return_inverse=True)[1]
+    check_cells(MAX_CONFUSION_CELLS, distinct_true_labels=int(t.max()) + 1, distinct_pred_labels=int(p.max()) + 1)
     out = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64)
     np.add.at(out, (t, p), 1)
     return out
@@ -64,7 +69,19 @@ def misclassification_rate(labels_true, labels_pred) -> float:
 
 def _orthonormal(x, name: str) -> np.ndarray:
     arr = check_matrix(x, name)
-    q, _ = np.linalg.qr(arr)
+    n, k = arr.shape
+    if k > n:
+        raise ValueError(f"{name} must have at most as many columns as rows (a k-dimensional subspace of R^n); "
+                         f"got shape {arr.shape}")
+    q, r = np.linalg.qr(arr)
+    # rank test of numpy.linalg.matrix_rank: |R_jj| <= max(n, k)·eps·max|R_jj| is a zero direction in
+    # float64; QR would then return an arbitrary column and the distance would be meaningless.
+    diag = np.abs(np.diag(r))
+    tol = max(n, k) * np.finfo(float).eps * (float(diag.max()) if diag.size else 0.0)
+    if diag.size and (diag.max() == 0.0 or np.any(diag <= tol)):
+        j = int(np.argmin(diag))
+        raise ValueError(f"{name} must have linearly independent columns (full column rank {k}); "
+                         f"column {j} is (numerically) in the span of the others or zero")
     return q
 
 
@@ -72,6 +89,8 @@ def sin_theta_distance(u, v) -> float:
     """‖sin Θ(U, V)‖_F between the column spans of two n×k matrices (orthonormalised first).
 
     ‖sin Θ‖_F² = k − ‖UᵀV‖_F² for orthonormal U, V. 0 for equal subspaces, √k for orthogonal ones.
+    Both must have full column rank k ≤ n (a zero or dependent column spans no k-dim subspace:
+    ``ValueError``).
 
     Examples
     --------

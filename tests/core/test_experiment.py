@@ -40,7 +40,7 @@ def test_vector_outputs_and_nan_trials():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=r"^trials must be an integer >= 1; got 0$"):
+    with pytest.raises(ValueError, match=r"^trials must be an integer >= 1 and <= 1000000; got 0$"):
         sweep(noisy, [0.0], trials=0)
     with pytest.raises(ValueError, match=r"^grid must contain at least one"):
         sweep(noisy, [], trials=1)

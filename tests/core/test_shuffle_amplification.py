@@ -66,7 +66,24 @@ def test_closed_form_outside_its_range_returns_epsilon0():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=r"^n must be an integer >= 2; got 1$"):
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 2 and <= 100000000; got 1$"):
         clone_pair_epsilon(1.0, 1, 1e-6)
     with pytest.raises(ValueError, match=r"^accountant must be one of"):
         shuffle_amplification_epsilon(1.0, 100, 1e-6, accountant="magic")
+
+
+@pytest.mark.parametrize("n", [10**8 + 1, 10**14, 10**18])
+def test_numerical_accountants_refuse_n_above_max_n_before_allocating(n):
+    # before the cap, n = 10**14 tried to allocate 0.7 GB and n = 10**18 72 GB (MemoryError);
+    # n = 10**10 ran ~9 minutes. The refusal must come at once, naming n and the range.
+    from dpexplore.core.shuffle_amplification import MAX_N, clone_pair_delta
+
+    assert MAX_N == 10**8
+    for call in (lambda: clone_pair_epsilon(1.0, n, 1e-6), lambda: clone_pair_delta(1.0, n, 0.5),
+                 lambda: shuffle_amplification_epsilon(1.0, n, 1e-6),
+                 lambda: shuffle_amplification_epsilon0(1.0, n, 1e-6, accountant="fmt23_numerical")):
+        with pytest.raises(ValueError, match=rf"^n must be an integer >= 2 and <= 100000000; got {n}$"):
+            call()
+    # the O(1) closed form has no cap
+    assert 0 < shuffle_amplification_epsilon(1.0, n, 1e-6, accountant="fmt21_closed_form") <= 1.0
+    assert shuffle_amplification_epsilon0(1.0, n, 1e-6, accountant="fmt21_closed_form") >= 1.0

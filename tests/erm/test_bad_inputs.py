@@ -233,3 +233,70 @@ def test_audits_at_extreme_budgets_stay_honest():
     assert 0 <= a.epsilon_lower <= a.claimed_epsilon + 0.5 and a.exact_epsilon <= a.claimed_epsilon
     b = A.audit_qop(epsilon=50.0, delta=0.2, runs=200, rng=0)
     assert math.isfinite(b.exact_epsilon) and b.exact_epsilon <= 50.0
+
+
+# -- issue 13: size caps before allocation, overflow named by the user's parameter, complex refused -------
+from dpexplore.erm import calibration as _CA  # noqa: E402
+from dpexplore.erm import problems as _PR  # noqa: E402
+from dpexplore.erm import solvers as _SO  # noqa: E402
+from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+
+_QOP = {"epsilon": 1.0, "delta": 1e-3, "lam": 0.1, "radius": 1.0, "anchor": ANCHOR, "feature_bound": 1.0, "rng": 0}
+ERM_SIZE_CASES = [
+    ("interpolation_data.n", E.interpolation_data, (), {"n": 5, "d": 2, "xi": 1.0}, "n", _PR.MAX_N),
+    ("interpolation_data.d", E.interpolation_data, (), {"n": 5, "d": 2, "xi": 1.0}, "d", _PR.MAX_D),
+    ("stochastic_tos.iterations", E.stochastic_tos, (X, Y), {"lam": 0.1, "radius": 1.0, "step": 0.1,
+                                                              "iterations": 5}, "iterations", _SO.MAX_ITERATIONS),
+    ("davis_yin.max_iter", E.davis_yin, (X, Y), {"lam": 0.1, "radius": 1.0, "max_iter": 5}, "max_iter",
+     _SO.MAX_ITERATIONS),
+    ("qop.m", E.qop, (X, Y), {**_QOP, "m": 6}, "m", _CA.MAX_M),
+    ("qop.iterations", E.qop, (X, Y), {**_QOP, "iterations": 5}, "iterations", _SO.MAX_ITERATIONS),
+    ("box_gradient_bound.d", E.box_gradient_bound, (), {"feature_bound": 1.0, "label_bound": 1.0, "radius": 1.0,
+                                                         "d": 3}, "d", _PR.MAX_D),
+    ("wishart_lambda_min_cdf_bound.d", E.wishart_lambda_min_cdf_bound, (0.5,), {"d": 2, "m": 4}, "d", _PR.MAX_D),
+    ("wishart_alpha.m", E.wishart_alpha, (0.1,), {"d": 2, "m": 4}, "m", _CA.MAX_M),
+]
+
+
+@pytest.mark.parametrize("case", ERM_SIZE_CASES, ids=[c[0] for c in ERM_SIZE_CASES])
+@settings(max_examples=8, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_size_parameters_have_a_maximum_checked_before_allocation(case, data):
+    # before: interpolation_data(10**9, 2) asked for 14.9 GiB, stochastic_tos(iterations=10**9) for 7.45 GiB,
+    # wishart_lambda_min_cdf_bound(d=10**9) overflowed with a RuntimeWarning
+    _, fn, args, kwargs, param, maximum = case
+    fn(*args, **kwargs)
+    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
+                        kind=ValueError)
+
+
+@pytest.mark.parametrize("param", ["feature_bound", "label_bound", "radius"])
+def test_box_gradient_bound_refuses_bounds_whose_product_overflows(param):
+    # before: RuntimeWarning "overflow encountered in scalar multiply"
+    kw = {"feature_bound": 1.0, "label_bound": 1.0, "radius": 1.0, "d": 3}
+    assert_refused_fast(E.box_gradient_bound, (), kw, param, 1e308, kind=ValueError)
+    assert math.isfinite(E.box_gradient_bound(**{**kw, param: _PR.MAX_SCALE, "d": _PR.MAX_D}))
+
+
+def test_lop_errors_name_the_users_parameter_not_a_derived_one():
+    kw = {"epsilon": 1.0, "delta": 1e-3, "lam": 0.1, "radius": 1.0, "feature_bound": 1.0, "rng": 0}
+    # before: "lin must contain only finite numbers" (the noise vector overflowed)
+    assert_refused_fast(E.lop, (X, Y), kw, "epsilon", 1e308, kind=ValueError)
+    with pytest.raises(ValueError, match="^epsilon must be large enough"):
+        E.lop(X, Y, **{**kw, "epsilon": 1e-300, "radius": 1e10})  # σ_b ≈ ζ·4/ε > 1.8e308
+    # before: RuntimeWarning "overflow encountered in multiply" (row norms of X)
+    assert_refused_fast(E.lop, (), {**kw, "y": Y}, "X", np.full(X.shape, 1e308), kind=ValueError)
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants(X))
+def test_complex_design_matrices_are_refused(bad):
+    assert_refused_fast(E.empirical_risk, (), {"y": Y, "theta": T}, "X", bad, kind=TypeError)
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants([0.1, 0.5]))
+def test_complex_thresholds_and_curves_are_refused(bad):
+    assert_refused_fast(E.wishart_lambda_min_cdf_bound, (), {"d": 2, "m": 4}, "x", bad, kind=TypeError)
+    assert_refused_fast(E.lop_noise_vs_radius, (), {"epsilon": 1.0, "delta": 1e-3, "xi": 1.0, "d": 3,
+                                                    "label_bound": 5.0}, "radii", bad, kind=TypeError)

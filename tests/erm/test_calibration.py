@@ -143,7 +143,7 @@ def test_lop_calibration():
 def test_validation_messages():
     with pytest.raises(ValueError, match=r"^delta3 must be a finite number > 0 and < 1; got 1.5$"):
         wishart_alpha(1.5, 3, 6)
-    with pytest.raises(ValueError, match=r"^m must be a finite number >= 5; got 4$"):
+    with pytest.raises(ValueError, match=r"^m must be a finite number >= 5 and <= 100000; got 4$"):
         wishart_alpha(0.1, 5, 4)
     with pytest.raises(ValueError, match=r"alpha1 must be one of \['reference', 'consistent'\]"):
         wishart_alpha1(0.1, 0.1, 3, 6, variant="tight")

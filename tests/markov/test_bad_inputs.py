@@ -317,3 +317,52 @@ def test_nearly_reducible_and_huge_chain_inputs():
         A.log_step_law(M.city_grid(11), "baseline", epsilon=1.0)
     with pytest.raises(ValueError, match="at most 10\\^6"):
         M.word_distribution(KERNEL, [0] * 20)
+
+
+# -- issue 13: size caps before allocation, complex input refused ---------------------------------------
+from dpexplore.markov import analysis as _AN  # noqa: E402
+from dpexplore.markov import chains as _CH  # noqa: E402
+from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+
+MARKOV_SIZE_CASES = [
+    ("simulate.length", M.simulate, (SMALL,), {"length": 5, "rng": 0}, "length", _CH.MAX_LENGTH),
+    ("simulate.size", M.simulate, (SMALL,), {"length": 5, "size": 2, "rng": 0}, "size", _CH.MAX_TRAJECTORY_CELLS),
+    ("time_profile.length", M.time_profile, (SMALL, KERNEL, D), {"length": 5}, "length", _AN.MAX_PROFILE_LENGTH),
+    ("pair_stationary.max_iter", M.pair_stationary, (SMALL, KERNEL), {"max_iter": 50}, "max_iter",
+     _AN.MAX_STATIONARY_ITER),
+]
+
+
+@pytest.mark.parametrize("case", MARKOV_SIZE_CASES, ids=[c[0] for c in MARKOV_SIZE_CASES])
+@settings(max_examples=8, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_size_parameters_have_a_maximum_checked_before_allocation(case, data):
+    # before: simulate(length=10**12) asked for 7.28 TiB, size=10**12 for 72.8 TiB, time_profile(10**12) 364 TiB
+    _, fn, args, kwargs, param, maximum = case
+    fn(*args, **kwargs)
+    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
+                        kind=ValueError)
+
+
+def test_simulate_caps_the_product_size_times_length():
+    with pytest.raises(ValueError, match=r"size\*length must be"):
+        M.simulate(SMALL, 10_000, size=10_000)
+
+
+def test_time_profile_caps_the_threshold_table():
+    with pytest.raises(ValueError, match="v must have at most"):
+        M.time_profile(SMALL, KERNEL, D, 5, v=np.zeros(_AN.MAX_THRESHOLDS + 1))
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants([[0.0, 1.0, 2.0]]))
+def test_empirical_tail_refuses_complex_errors(bad):
+    # before: a complex128 array gave a ComplexWarning and a tail of the real parts
+    assert_refused_fast(M.empirical_tail, (), {"v": [1.0]}, "errors", bad, kind=TypeError)
+    assert_refused_fast(M.empirical_tail, ([[0.0, 1.0]],), {}, "v", np.asarray(bad).ravel(), kind=TypeError)
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants(D))
+def test_distance_matrices_refuse_complex(bad):
+    assert_refused_fast(M.time_profile, (SMALL, KERNEL), {"length": 3}, "d", bad, kind=TypeError)

@@ -110,7 +110,7 @@ def test_simulate_follows_the_chain():
     mu = stationary_distribution(P)
     counts = np.bincount(batch[:, 0], minlength=3)
     assert stats.chisquare(counts, 4000 * mu).pvalue > 1e-4
-    with pytest.raises(ValueError, match=r"length must be an integer >= 1; got 0"):
+    with pytest.raises(ValueError, match=r"length must be an integer >= 1 and <= 1000000; got 0"):
         simulate(P, 0)
 
 

@@ -285,3 +285,29 @@ def test_huge_n_and_near_degenerate_eigengap():
     assert math.isnan(b.value) and "no eigengap" in b.reason
     tiny = pca.theorem_1_2(10**9, 10, 0.5, 1e-300, 1e-5, 0.5)  # ε ≈ 0: the condition fails, NaN with a reason
     assert math.isfinite(tiny.value) or tiny.reason
+
+
+# -- issue 13: size caps before allocation, complex input refused ----------------------------------------
+from dpexplore.pca import data as _DA  # noqa: E402
+from dpexplore.pca import mechanisms as _ME  # noqa: E402
+from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+
+
+@settings(max_examples=8, deadline=3000)
+@given(bad=st.one_of(HUGE, st.just(_DA.MAX_D + 1)))
+def test_make_matrix_caps_d_before_forming_the_gram_matrix(bad):
+    # before: make_matrix(2, 2 * 10**7) passed the n*d check and formed a 2e7 x 2e7 Gram matrix
+    assert_refused_fast(pca.make_matrix, (), {"n": 2, "eigengap": 0.5, "rng": 0}, "d", bad, kind=ValueError)
+
+
+@settings(max_examples=8, deadline=3000)
+@given(bad=st.one_of(HUGE, st.just(_ME.MAX_ITERATIONS + 1)))
+def test_iterations_have_a_public_maximum(bad):
+    assert_refused_fast(pca.power_iteration, (A0,), {"rng": 0}, "iterations", bad, kind=ValueError)
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants(A0))
+def test_complex_data_matrices_are_refused(bad):
+    assert_refused_fast(pca.power_iteration, (), {"iterations": 3, "rng": 0}, "A", bad, kind=TypeError)
+    assert_refused_fast(pca.coherence, (), {}, "A", bad, kind=TypeError)

@@ -41,7 +41,9 @@ def test_private_api_contract(f):
 def test_nonprivate_api_and_convergence():
     data = make_matrix(80, 10, eigengap=0.5, rng=2)
     res = power_iteration(data.A, rng=0)
-    assert sin2(data.v1, res.vector) < 1e-20 and res.epsilon == math.inf
+    # sin2 = 1 − ⟨v, x⟩²/(‖v‖²‖x‖²) resolves no better than (2d + 2)·eps (three length-d dot products);
+    # 4·d·eps is that resolution (1e-20 was below one ulp of 1, see test_data_theory)
+    assert sin2(data.v1, res.vector) <= 4 * 10 * np.finfo(float).eps and res.epsilon == math.inf
     assert power_iteration(data.A, iterations=3, rng=0).iterations == 3
 
 

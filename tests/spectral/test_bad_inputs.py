@@ -342,3 +342,97 @@ def test_near_degenerate_eigengap_theory_says_so():
 def test_debias_rejects_non_matrix_release_and_huge_values():
     with pytest.raises(ValueError, match="flip_prob"):
         S.debias([[0, 1], [1, 0]], 0.5)
+
+
+# -- issue 13: size caps before allocation, complex input refused, wrong answers refused -------------------
+from dpexplore.spectral import clustering as _CL  # noqa: E402
+from dpexplore.spectral import data as _DA  # noqa: E402
+from dpexplore.spectral import mechanisms as _ME  # noqa: E402
+from dpexplore.spectral import metrics as _MT  # noqa: E402
+from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+
+SIZE_CASES = [
+    # (label, function, valid args, valid kwargs, size parameter, documented maximum)
+    ("sbm.n", S.sbm, (), {"n": 10, "k": 2, "p": 0.5, "q": 0.1}, "n", _DA.MAX_SBM_NODES),
+    ("sbm.k", S.sbm, (), {"n": 2000, "k": 2, "p": 0.0, "q": 0.0}, "k", _DA.MAX_SBM_BLOCKS),
+    ("adjacency_from_edges.n", S.adjacency_from_edges, ([0], [1]), {"n": 3}, "n", _DA.MAX_NODES),
+    ("block_sizes.n", S.block_sizes, (), {"n": 10, "k": 3}, "n", _DA.MAX_NODES),
+    ("noisy_power_method.iterations", S.noisy_power_method, (A8,), {"k": 2, **E, "iterations": 2}, "iterations",
+     _ME.MAX_ITERATIONS),
+    ("kmeans.n_init", S.kmeans, (X,), {"k": 2, "n_init": 2}, "n_init", _CL.MAX_N_INIT),
+    ("kmeans.max_iter", S.kmeans, (X,), {"k": 2, "max_iter": 5}, "max_iter", _CL.MAX_KMEANS_ITER),
+    ("private_spectral_clustering.iterations", S.private_spectral_clustering, (A8,),
+     {"k": 2, "mechanism": "noisy_power", **E, "iterations": 3}, "iterations", _ME.MAX_ITERATIONS),
+    ("private_spectral_clustering.n_init", S.private_spectral_clustering, (A8,),
+     {"k": 2, "mechanism": "analyze_gauss", **E, "n_init": 2}, "n_init", _CL.MAX_N_INIT),
+]
+
+
+@pytest.mark.parametrize("case", SIZE_CASES, ids=[c[0] for c in SIZE_CASES])
+@settings(max_examples=8, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_size_parameters_have_a_maximum_checked_before_allocation(case, data):
+    # before: sbm(10**9, ...) and adjacency_from_edges(n=10**12) raised MemoryError (7 GB, 7 TB),
+    # kmeans(n_init=10**9) hung, noisy_power_method(iterations=10**9) tried 7.45 GB
+    _, fn, args, kwargs, param, maximum = case
+    fn(*args, **{**kwargs, param: min(maximum, 3) if param != "n" else kwargs[param]})  # valid below the cap
+    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
+                        kind=ValueError)
+
+
+def test_sbm_refuses_more_expected_edges_than_its_cap():
+    n = _DA.MAX_SBM_NODES
+    with pytest.raises(ValueError, match="expected edges"):
+        S.sbm(n, 2, 0.5, 0.5)  # 10**8 expected edges
+
+
+@pytest.mark.parametrize("fn,kw", [(S.randomized_response_graph, {"epsilon0": 1.0}), (S.matrix_shuffle, E),
+                                   (S.analyze_gauss, E)])
+def test_dense_releases_refuse_graphs_above_max_dense_nodes_before_densifying(fn, kw):
+    big = sp.csr_array((_ME.MAX_DENSE_NODES + 1, _ME.MAX_DENSE_NODES + 1))  # empty: tiny as sparse, 512 MB dense
+    assert_refused_fast(fn, (), {**kw, "rng": 0}, "adjacency", big, kind=ValueError)
+
+
+@settings(max_examples=10, deadline=3000)
+@given(bad=array_variants([[0.0, 1.0], [1.0, 0.0]]))
+def test_complex_adjacency_is_refused_dense_or_sparse(bad):
+    # before: spectral_clustering(sparse complex) gave a ComplexWarning and clustered the real part
+    assert_refused_fast(S.spectral_clustering, (), {"k": 1}, "adjacency", bad, kind=TypeError)
+    if np.asarray(bad).dtype.kind == "c":
+        assert_refused_fast(S.spectral_clustering, (), {"k": 1}, "adjacency", sp.csr_array(np.asarray(bad)),
+                            kind=TypeError)
+
+
+@pytest.mark.parametrize("bad", [[0.5 + 1j, 1.0], [True, False], ["0", "1"]])
+def test_edge_endpoints_refuse_complex_bool_and_strings(bad):
+    assert_refused_fast(S.adjacency_from_edges, (), {"cols": [1, 0], "n": 3}, "rows", bad, kind=TypeError)
+
+
+def test_top_eigenpairs_refuses_a_non_symmetric_matrix_and_accepts_rounding():
+    # before: eigh read one triangle of [[0, 1], [0, 0]] and returned eigenvalue 0.5 with confidence
+    with pytest.raises(ValueError, match="matrix must be symmetric"):
+        S.top_eigenpairs(np.array([[0.0, 1.0], [0.0, 0.0]]), 1)
+    with pytest.raises(ValueError, match="matrix must be symmetric"):
+        S.top_eigenpairs(sp.csr_array(np.triu(np.ones((400, 400)), 1)), 2, rng=0)
+    with pytest.raises(TypeError, match="matrix must be a real"):
+        S.top_eigenpairs(sp.csr_array(np.eye(3) * 1j), 1)
+    x = np.random.default_rng(1).standard_normal((500, 40))
+    gram = x @ x.T  # symmetric up to BLAS rounding: accepted, and agrees with the symmetrised matrix
+    vals, _ = S.top_eigenpairs(gram, 3, rng=0)
+    ref, _ = S.top_eigenpairs((gram + gram.T) / 2, 3, rng=0)
+    assert np.allclose(vals, ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("u", [np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]),  # a zero column
+                               np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 0.0]]),  # dependent columns
+                               np.ones((2, 3))])  # more columns than rows
+def test_sin_theta_distance_refuses_rank_deficient_input(u):
+    # before: sin_theta_distance([[1, 0], [0, 0]], I) returned 0.0 (QR invented a direction)
+    v = np.eye(u.shape[0])[:, : u.shape[1]]
+    assert_refused_fast(S.sin_theta_distance, (), {"v": v}, "u", u, kind=ValueError)
+
+
+def test_confusion_matrix_caps_its_table():
+    labels = np.arange(5_000)
+    with pytest.raises(ValueError, match="distinct_true_labels"):
+        _MT.confusion_matrix(labels, labels[::-1].copy())

@@ -37,7 +37,7 @@ def test_sbm_validation_messages():
         sbm(10, 2, 1.5, 0.1)
     with pytest.raises(ValueError, match=r"^k must be an integer >= 1 and <= 10; got 11$"):
         sbm(10, 11, 0.5, 0.1)
-    with pytest.raises(TypeError, match=r"^n must be an integer >= 2; got 'x' of type str$"):
+    with pytest.raises(TypeError, match=r"^n must be an integer >= 2 and <= 20000; got 'x' of type str$"):
         sbm("x", 2, 0.5, 0.1)
 
 
