@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .gaussian import gaussian_sigma
 from .permute_and_flip import PermuteAndFlipResult, permute_and_flip
@@ -156,6 +155,7 @@ def clopper_pearson_upper(successes: int, trials: int, alpha: float) -> float:
     >>> round(clopper_pearson_upper(0, 1000, 0.025), 5)
     0.00368
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     k = check_int(successes, "successes", low=0)
     n = check_int(trials, "trials", low=1)
     if k > n:
@@ -251,6 +251,7 @@ def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -
     evaluated on the held-out half: a plug-in estimate would favour far-tail thresholds backed by a
     handful of runs, which then fail on the evaluation half.
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     pooled = np.concatenate([s0, s1])
     tail = np.geomspace(0.5 / pooled.size, 0.0025, 120)
     cand = np.unique(np.quantile(pooled, np.concatenate([np.linspace(0, 1, 401), tail, 1 - tail])))

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from .validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
@@ -85,6 +85,7 @@ def _clone_prob(e0: float, variant: str) -> float:
 
 
 def _clone_delta(e0: float, n: int, eps: float, variant: str) -> float:
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     if eps >= e0:
         return 0.0
     r = _clone_prob(e0, variant)

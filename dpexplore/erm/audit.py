@@ -90,7 +90,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from dpexplore.core import RNGLike, as_generator
 from dpexplore.core.audit import PairAudit, check_audit_args, sampled_audit
@@ -341,6 +341,7 @@ def qop_pair_exact_epsilon(c: float, m: int, delta: float, *, bins: int = 4000) 
     >>> qop_pair_exact_epsilon(0.01, 2, 0.01), qop_pair_exact_epsilon(0.1, 2, 0.01)  # m = 2: 0 or ∞
     (0.0, inf)
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     c = check_positive(c, "c")
     m = check_int(m, "m", low=1, high=100_000)
     delta = check_delta(delta)
@@ -403,6 +404,7 @@ def audit_lop(
     >>> round(a.exact_epsilon, 3), a.violation
     (1.064, False)
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     clipped = check_bool(clipped, "clipped")
@@ -490,6 +492,7 @@ def audit_qop(
     >>> a.exact_epsilon < 0.01, a.violation
     (True, False)
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     broken = _check_bug(broken, QOP_BUGS)
@@ -588,6 +591,7 @@ def broken_qop_output_sigma(
 
 def _chi2_nodes(m: int, nodes: int):
     """Quadrature nodes w_k and weights for W ~ χ²_m: equal-width cells in u = F(w), refined near u = 0."""
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     fine = nodes // 2
     edges = np.unique(np.concatenate([[0.0], np.geomspace(1e-12, 1e-2, fine), np.linspace(1e-2, 1.0, nodes - fine)]))
     mid = 0.5 * (edges[:-1] + edges[1:])
@@ -618,6 +622,7 @@ def qop_inexact_pair_exact_epsilon(
     >>> bool(5 < e < gdp_epsilon(10.0, 0.01))
     True
     """
+    from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
     eta = check_positive(eta, "eta")
     L = check_positive(smoothness, "smoothness")
     s2 = check_positive(sigma2, "sigma2")
@@ -806,7 +811,10 @@ def qop_anchor_scale_pair_exact_epsilon(m: int, delta: float) -> float:
     >>> round(qop_anchor_scale_pair_exact_epsilon(2, 0.01), 4), round(math.log(25), 4)
     (3.2189, 3.2189)
     """
-    from scipy import optimize
+    from scipy import (
+        optimize,
+        stats,  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
+    )
 
     m = check_int(m, "m", low=1, high=10_000)
     dl = check_delta(delta)
