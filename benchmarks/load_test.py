@@ -161,13 +161,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grace", type=int, default=300,
                     help="unconnected-kernel grace for this run (s): a kernel whose page never connected "
                          "(a failed session) is culled only after it, so the leftover check waits for it")
+    ap.add_argument("--cache-dir", default="fresh",
+                    help="shared experiment-result cache of the server's kernels, as python -m dpexplore.serve "
+                         "sets it: 'fresh' (default: a new empty directory, so the first session computes), "
+                         "a directory, or 'off'")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
     extra = [f"--MappingKernelManager.cull_idle_timeout={a.cull}", "--MappingKernelManager.cull_interval=5",
              f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}",
              f"--LimitedKernelManager.unconnected_grace={a.grace}"]
-    with VoilaServer(Path(a.notebooks_dir), cwd=ROOT, extra_args=extra) as server:
+    import os
+    import tempfile
+
+    env = dict(os.environ)
+    tmp = tempfile.TemporaryDirectory(prefix="dpexplore-cache-")
+    env["DPEXPLORE_CACHE_DIR"] = {"fresh": tmp.name, "off": ""}.get(a.cache_dir, a.cache_dir)
+    with tmp, VoilaServer(Path(a.notebooks_dir), cwd=ROOT, extra_args=extra, env=env) as server:
         for n in a.sessions:
             row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout))
             # connected kernels go within cull + 30 s; those of failed sessions after the grace
