@@ -51,6 +51,9 @@ from .randomized_response import RandomizedResponseResult, _check_bits, flip_pro
 from .validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_real
 
 __all__ = [
+    "MAX_AUDIT_COUNT",
+    "MAX_AUDIT_GRID",
+    "MAX_AUDIT_RUNS",
     "ExactAudit",
     "StatisticalAudit",
     "PairAuditMixin",
@@ -141,7 +144,7 @@ def exact_audit_result(epsilon: float, curve: Callable[[float], float], *, delta
     if claimed_epsilon is not None:
         claimed_epsilon = check_real(claimed_epsilon, "claimed_epsilon", low=0.0, allow_inf=True)
     top = eps if math.isfinite(eps) and eps > 0 else 1.0
-    epsilons = np.linspace(0.0, 1.5 * top, check_int(grid, "grid", low=2))
+    epsilons = np.linspace(0.0, 1.5 * top, check_int(grid, "grid", low=2, high=MAX_AUDIT_GRID))
     deltas = np.array([curve(e) for e in epsilons])
     violation = claimed_epsilon is not None and eps > claimed_epsilon * (1 + 1e-9) + 1e-12
     return ExactAudit(eps, delta, claimed_epsilon, bool(violation), epsilons, deltas)
@@ -156,8 +159,8 @@ def clopper_pearson_upper(successes: int, trials: int, alpha: float) -> float:
     0.00368
     """
     from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
-    k = check_int(successes, "successes", low=0)
-    n = check_int(trials, "trials", low=1)
+    k = check_int(successes, "successes", low=0, high=MAX_AUDIT_COUNT)
+    n = check_int(trials, "trials", low=1, high=MAX_AUDIT_COUNT)
     if k > n:
         raise ValueError(f"successes must be <= trials; got {k} > {n}")
     alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -267,6 +270,13 @@ def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -
     return float(cand[int(np.argmax(np.maximum(e1, e2)))])
 
 
+#: the most runs (and the largest chunk) a statistical audit takes: 10⁷ runs per input
+MAX_AUDIT_RUNS = 10_000_000
+#: the finest ε grid of an exact audit's curve
+MAX_AUDIT_GRID = 1_000_000
+#: the largest count a Clopper–Pearson bound takes (beyond 2⁵³ counts are not exact in float64)
+MAX_AUDIT_COUNT = 2**53
+
 _UNSET: Any = object()
 
 
@@ -274,17 +284,17 @@ def check_audit_args(runs, confidence, *, chunk=_UNSET, progress=None,
                      max_runs: int | None = None) -> tuple[int, float, int | None]:
     """Validate the arguments every statistical audit takes; returns ``(runs, confidence, chunk)``.
 
-    ``runs`` ≥ 20 (at most ``max_runs`` when given), 0 < ``confidence`` < 1, ``chunk`` an integer ≥ 1
-    when given (None when not), ``progress`` a callable or None.
+    ``runs`` ≥ 20 (at most ``max_runs`` when given, else ``MAX_AUDIT_RUNS``), 0 < ``confidence`` < 1,
+    ``chunk`` an integer ≥ 1 when given (None when not), ``progress`` a callable or None.
 
     Examples
     --------
     >>> check_audit_args(1000, 0.95, chunk=100)
     (1000, 0.95, 100)
     """
-    runs = check_int(runs, "runs", low=20, high=max_runs)
+    runs = check_int(runs, "runs", low=20, high=MAX_AUDIT_RUNS if max_runs is None else max_runs)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    chunk = None if chunk is _UNSET else check_int(chunk, "chunk", low=1)
+    chunk = None if chunk is _UNSET else check_int(chunk, "chunk", low=1, high=MAX_AUDIT_RUNS)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable progress(done, total) -> bool or None; got "
                         f"{type(progress).__name__}")
@@ -557,7 +567,7 @@ def gaussian_mechanism_scores(sigma: float, sensitivity: float, runs: int, *, rn
     """
     sigma = check_positive(sigma, "sigma")
     sens = check_positive(sensitivity, "sensitivity")
-    runs = check_int(runs, "runs", low=1)
+    runs = check_int(runs, "runs", low=1, high=MAX_AUDIT_RUNS)
     g = as_generator(rng)
     return g.normal(0.0, sigma, runs), g.normal(sens, sigma, runs)
 

@@ -81,7 +81,7 @@ from dpexplore.core.validation import (
     check_vector,
 )
 
-from .data import _check_data, top_singular
+from .data import MAX_D, _check_data, top_singular
 from .mechanisms import (
     _NEIGHBOURS,
     PCAResult,
@@ -239,7 +239,7 @@ def worst_case_row_analyze_gauss(d: int, clip_norm: float = 1.0, k: int = 0) -> 
     >>> worst_case_row_analyze_gauss(3, 1.0, k=1)
     array([0., 1., 0.])
     """
-    d = check_int(d, "d", low=1)
+    d = check_int(d, "d", low=1, high=MAX_D)
     c = check_positive(clip_norm, "clip_norm")
     k = check_int(k, "k", low=0, high=d - 1)
     row = np.zeros(d)

@@ -83,6 +83,8 @@ from ..core.validation import (
 from .accounting import Accountant, analyze_gauss_sigma, noisy_power_epsilon, noisy_power_sigma, shuffle_epsilon
 from .accounting import shuffle_epsilon0 as _shuffle_epsilon0
 from .mechanisms import (
+    MAX_DENSE_NODES,
+    MAX_ITERATIONS,
     AnalyzeGaussResult,
     GraphRRResult,
     MatrixShuffleResult,
@@ -183,7 +185,7 @@ def worst_case_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int,
     >>> A0.nnz, A1.nnz, e
     (0, 2, (0, 1))
     """
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_DENSE_NODES)
     a0 = sp.csr_array((n, n), dtype=float)
     a1 = sp.csr_array((np.ones(2), ([0, 1], [1, 0])), shape=(n, n))
     return a0, a1, (0, 1)
@@ -212,7 +214,7 @@ def hub_edge_pair(n: int) -> tuple[sp.csr_array, sp.csr_array, tuple[int, int]]:
     >>> g0.sum(axis=1).astype(int).tolist(), int(g1[a, b]), int(g0[a, b])
     ([8, 4, 2, 2, 2, 2, 1, 1, 1, 1], 1, 0)
     """
-    n = check_int(n, "n", low=4)
+    n = check_int(n, "n", low=4, high=MAX_DENSE_NODES)
     rows = [np.zeros(n - 2, dtype=int), np.ones((n - 2) // 2, dtype=int)]
     cols = [np.arange(2, n), np.arange(2, 2 + (n - 2) // 2)]
     r, c = np.concatenate(rows), np.concatenate(cols)
@@ -237,7 +239,7 @@ def worst_case_power_iterate(n: int, p: int, *, rng: RNGLike = None) -> np.ndarr
     >>> bool(np.allclose(x.T @ x, np.eye(3))), np.round(np.linalg.norm(x[:2], axis=1), 6).tolist()
     (True, [1.0, 1.0])
     """
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_DENSE_NODES)
     p = check_int(p, "p", low=1, high=n)
     x = np.zeros((n, p))
     if p == 1:
@@ -338,7 +340,7 @@ def edge_count_laws(n: int, *, epsilon0: float, tail: float = 1e-40) -> tuple[np
     ([0, 1, 2, 3], True)
     """
     from scipy import stats  # imported on use: scipy.stats costs ~0.5 s of a kernel's start
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_DENSE_NODES)
     e0 = check_epsilon(epsilon0, "epsilon0")
     tail = check_real(tail, "tail", low=0.0, high=1e-10, low_open=True)
     m = n * (n - 1) // 2
@@ -483,7 +485,7 @@ def exact_audit_matrix_shuffle(n: int, *, epsilon0: float, delta: float,
     >>> a.epsilon <= a.claimed_epsilon, exact_audit_matrix_shuffle(5, epsilon0=2.0, delta=1e-4, broken=True).violation
     (True, True)
     """
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_DENSE_NODES)
     e0 = check_epsilon(epsilon0, "epsilon0")
     delta = check_delta(delta)
     broken = check_bool(broken, "broken")
@@ -568,7 +570,7 @@ def audit_matrix_shuffle(n: int, *, delta: float, epsilon: float | None = None, 
     >>> a.exact_epsilon <= a.claimed_epsilon, audit_matrix_shuffle(6, epsilon0=2.0, delta=1e-5, broken=True).violation
     (True, True)
     """
-    n = check_int(n, "n", low=2)
+    n = check_int(n, "n", low=2, high=MAX_DENSE_NODES)
     delta = check_delta(delta)
     e0 = _epsilon0(epsilon, epsilon0, n, delta, accountant, "audit_matrix_shuffle")
     ex = exact_audit_matrix_shuffle(n, epsilon0=e0, delta=delta, accountant=accountant, broken=broken)
@@ -619,7 +621,7 @@ def audit_matrix_shuffle_hubs(n: int, *, delta: float, epsilon: float | None = N
     >>> audit_matrix_shuffle_hubs(100, epsilon=1.0, delta=1e-4, runs=400, rng=0).violation  # accountant="none"
     False
     """
-    n = check_int(n, "n", low=4)
+    n = check_int(n, "n", low=4, high=MAX_DENSE_NODES)
     delta = check_delta(delta)
     runs, conf, _ = check_audit_args(runs, confidence, progress=progress)
     broken = check_bool(broken, "broken")
@@ -710,11 +712,11 @@ def audit_noisy_power_step(n: int, *, k: int, epsilon: float, delta: float, iter
     >>> abs(a.exact_epsilon - a.claimed_epsilon) < 1e-9, a.violation
     (True, False)
     """
-    n = check_int(n, "n", low=3)
+    n = check_int(n, "n", low=3, high=MAX_DENSE_NODES)
     k = check_int(k, "k", low=1, high=n - 1)
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
-    L = check_int(iterations, "iterations", low=1)
+    L = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
     a_delta = delta if audit_delta is None else check_delta(audit_delta, "audit_delta")
     runs, conf, chunk = check_audit_args(runs, confidence, chunk=chunk, progress=progress)
     broken = check_bool(broken, "broken")

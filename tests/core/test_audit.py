@@ -121,7 +121,7 @@ def test_progress_and_cancel():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=r"^runs must be an integer >= 20; got 5$"):
+    with pytest.raises(ValueError, match=r"^runs must be an integer >= 20 and <= 10000000; got 5$"):
         audit_mechanism(rr_mech, 0, 1, score=float, runs=5)
     with pytest.raises(ValueError, match=r"same size >= 20"):
         audit_from_scores([0.0] * 30, [0.0] * 20)
