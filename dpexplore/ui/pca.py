@@ -92,21 +92,20 @@ class PrivatePCADashboard(Dashboard):
         Panel("vs_eps", "1. Error vs privacy ε", depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials",
                                                             "seed"),
               caption="Lower is better. On spread (low-coherence) data the adaptive method beats worst-case noisy "
-                      "power iteration (7–17× lower error at ε ≥ 5 at the defaults, seeds 0–2); at d = 200 it "
-                      "<i>matches</i> Analyze Gauss (within a factor 0.8–1.7), it does not beat it. The dotted Thm 1.1 "
+                      "power iteration (8–15× lower error at ε ≥ 5 at the defaults, seeds 0–2); at d = 200 it "
+                      "<i>matches</i> Analyze Gauss (within a factor 0.9–1.6), it does not beat it. The dotted Thm 1.1 "
                       "rate uses the noise scale the mechanism really spends (ε² → 2ρ(ε, δ), its zCDP budget), so "
-                      "at large ε it falls about like ε⁻¹, as the measurement does (≈ ε⁻¹·¹); with constant 1 it "
-                      "lies 13–33× below "
+                      "at large ε it falls more slowly than ε⁻² (log–log slope −1.57 over ε ≥ 5; the measurement's "
+                      "−1.45 to −1.65), and with constant 1 it lies 12–23× below "
                       "the measured error at ε ≥ 2 (a rate's shape, not a bound). The grey line marks the ε slider."),
         Panel("vs_coherence", "2. Error vs coherence Υ at the chosen ε",
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
               caption="The adaptive advantage shrinks as the top direction concentrates on fewer rows — their "
                       "contributions approach the worst-case bound 1 — and then <b>reverses</b>: at Υ ≈ 0.25 and "
-                      "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.17–0.23 vs "
-                      "0.13–0.15, seeds 0–2; Analyze Gauss 0.016 beats both). Past Υ ≈ 1/σ1 (dotted line) those "
-                      "rows hit "
-                      "the row-norm bound, the matrix is scaled down and every method fails. The dashed line marks "
-                      "the coherence slider."),
+                      "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.19–0.72, "
+                      "a wide spread over seeds 0–2, vs 0.14; Analyze Gauss 0.014–0.017 beats both). Past Υ ≈ 1/σ1 "
+                      "(dotted line) those rows hit the row-norm bound, the matrix is scaled down and every method "
+                      "fails. The dashed line marks the coherence slider."),
         Panel("thresholds", "3. What 'adaptive' means: the private thresholds θ_t, per iteration",
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
               caption="Left: θ_t chosen by AboveThreshold (the noise scale of step t) against the worst-case "

@@ -87,19 +87,19 @@ def test_the_notebooks_what_to_try_numbers_hold_for_seeds_0_1_2():
     for seed in (0, 1, 2):
         p = dict(d.params(), seed=seed, trials=3)
         sh, ag, npw = (d._eps_sweep(p, m).mean(1) for m in ("shuffle", "analyze_gauss", "noisy_power"))
-        assert 0.17 <= sh[i[1.0]] <= 0.25 and np.all(sh[i[2.0]:] <= 0.0025)
+        assert 0.155 <= sh[i[1.0]] <= 0.205 and np.all(sh[i[2.0]:] <= 0.006)
         assert np.all(ag[: i[2.0] + 1] > 0.55) and np.all(npw[: i[2.0] + 1] > 0.55)
-        assert 0.24 <= ag[i[4.0]] <= 0.53 and 0.24 <= npw[i[4.0]] <= 0.53
-        assert ag[i[8.0]] < 0.03 and npw[i[8.0]] < 0.03
+        assert 0.225 <= ag[i[4.0]] <= 0.325 and 0.435 <= npw[i[4.0]] <= 0.525
+        assert ag[i[8.0]] < 0.03 and 0.0075 <= npw[i[8.0]] <= 0.095
         fmt = d._eps_sweep(dict(p, accountant="fmt21_numerical"), "shuffle").mean(1)
-        assert 0.028 <= fmt[i[0.5]] <= 0.05 and np.all(fmt[i[1.0]:] <= 0.004)
+        assert 0.0305 <= fmt[i[0.5]] <= 0.0665 and np.all(fmt[i[1.0]:] <= 0.007)
         s1 = slopes(dict(p, accountant="none"))
-        assert -0.93 <= s1["Matrix shuffling"] <= -0.87 and abs(s1["Analyze Gauss"]) < 0.1
+        assert -1.07 <= s1["Matrix shuffling"] <= -0.96 and abs(s1["Analyze Gauss"]) < 0.1
         s3 = slopes(dict(p, accountant="none", epsilon=3.0))
-        assert -1.0 <= s3["Matrix shuffling"] <= -0.94 and -0.98 <= s3["Analyze Gauss"] <= -0.69
+        assert -1.10 <= s3["Matrix shuffling"] <= -0.93 and -0.86 <= s3["Analyze Gauss"] <= -0.84
         for eps in (1.0, 3.0):
             sf = slopes(dict(p, accountant="fmt21_numerical", epsilon=eps))
-            assert -1.74 <= sf["Matrix shuffling"] <= -1.53
+            assert -1.72 <= sf["Matrix shuffling"] <= -1.60
     # the per-entry noise-variance ratios the notebook quotes (deterministic)
     for n, acc, want in ((300, "none", 14.9), (1000, "none", 19.4), (300, "fmt21_numerical", 80.2),
                          (1000, "fmt21_numerical", 237.5)):
