@@ -183,11 +183,12 @@ def simulate_class(true_fraction: float, n: int, *, epsilon: float, classes: int
     return truth.sum(axis=1), reports.sum(axis=1).astype(np.int64)
 
 
-def interval_halfwidth(n, *, epsilon: float, raw_fraction: float = 0.5, confidence: float = 0.95) -> np.ndarray:
-    """Half-width of the (mapped, clipped) interval for ``n`` reports at raw fraction ``raw_fraction``.
+def interval_halfwidth(n, *, epsilon: float, true_fraction: float = 0.5, confidence: float = 0.95) -> np.ndarray:
+    """Half-width of the (mapped, clipped) interval for a class of ``n`` whose true fraction is ``true_fraction``.
 
-    Evaluated exactly at k = round(raw_fraction · n); what the class view plots to show how the
-    interval shrinks with more students or a larger ε.
+    Evaluated exactly at the count such a class reports on average at this ε, k = round(p · n) with
+    p = μ + (1 − 2μ) · true_fraction; what the class view plots to show how the interval would
+    shrink with more students or another ε (for the same class).
 
     Examples
     --------
@@ -198,11 +199,13 @@ def interval_halfwidth(n, *, epsilon: float, raw_fraction: float = 0.5, confiden
     ns = np.atleast_1d(np.asarray(n))
     if ns.size > 10_000:
         raise ValueError(f"n must have at most 10000 entries; got {ns.size}")
-    f = check_probability(raw_fraction, "raw_fraction")
+    pi = check_probability(true_fraction, "true_fraction")
+    mu = flip_probability(check_epsilon(epsilon))
+    p = mu + (1 - 2 * mu) * pi
     out = []
     for m in ns:
         m = check_int(int(m), "n", low=1, high=MAX_SIMULATED_STUDENTS)
-        r = estimate_fraction(int(round(f * m)), m, epsilon=epsilon, confidence=confidence)
+        r = estimate_fraction(int(round(p * m)), m, epsilon=epsilon, confidence=confidence)
         out.append((r.high - r.low) / 2)
     return np.asarray(out)
 

@@ -134,7 +134,8 @@ class ClassPoll(Dashboard):
                       "map and clipped to [0, 1]; coverage ≥ 95%)."),
         Panel("shrink", "How the interval would shrink", depends_on=("epsilon", "tally"),
               caption="Half-width of the 95% interval against the number of students, at this poll's ε and at "
-                      "ε/2 and 2ε, evaluated exactly at the current raw fraction. The marker is this class."),
+                      "ε/2 and 2ε, for a class whose true fraction is the current estimate (evaluated exactly "
+                      "at the count such a class reports on average). The marker is this class."),
         Panel("simulation", "Reveal the simulation: classes of known truth",
               depends_on=("epsilon", "truth", "reveal", "seed", "tally"),
               caption="Simulated classes of the same size whose true fraction is known: about 95 of 100 "
@@ -398,9 +399,10 @@ class ClassPoll(Dashboard):
         est = poll_stats.estimate_fraction(yes, n, epsilon=eps)
         mu = est.flip_probability
         if panel == "class":
-            title = f"{n} response(s) at ε = {eps:g}" if self._tally is not None else \
-                f"No poll yet: at ε = {eps:g} a report is flipped with probability μ = {mu:.3f}"
-            fig = base_figure(title, "fraction of the class", "", height=260)
+            title = f"{n} response(s) at ε = {eps:.3g}" if self._tally is not None else \
+                f"No poll yet: at ε = {eps:.3g} a report is flipped with probability μ = {mu:.3f}"
+            fig = base_figure(title, "fraction of the class", "", height=290)
+            fig.update_layout(legend={"y": -0.3})
             fig.add_vrect(x0=mu, x1=1 - mu, fillcolor="#eeeeee", opacity=0.5, line_width=0, layer="below")
             if n:
                 fig.add_trace(go.Scatter(x=[est.raw_fraction], y=["raw 'yes' reports"], mode="markers",
@@ -417,21 +419,25 @@ class ClassPoll(Dashboard):
                 fig.add_trace(go.Scatter(x=[0.0, 1.0], y=["true fraction (debiased)"] * 2, mode="lines",
                                          line={"color": color_for(0), "width": 3},
                                          name="no answers yet: the interval is all of [0, 1]"))
+            fig.update_traces(showlegend=True)
             fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
+            fig.update_yaxes(type="category", categoryorder="array",
+                             categoryarray=["true fraction (debiased)", "raw 'yes' reports"])
             fig.add_annotation(text=f"grey band: where the raw fraction can land in expectation, [μ, 1 − μ] = "
                                     f"[{mu:.2f}, {1 - mu:.2f}]", xref="paper", yref="paper", x=0, y=1.12,
                                showarrow=False, xanchor="left", font={"size": 11, "color": "#555"})
             return fig
         if panel == "shrink":
-            f = est.raw_fraction if n else 0.5
+            f = est.estimate_clipped if n else 0.5
             ns = np.unique(np.round(np.geomspace(5, 2000, 30)).astype(int))
-            fig = base_figure(f"Interval half-width at raw fraction {_pct(f)}", "number of students",
+            fig = base_figure(f"Interval half-width for a class whose true fraction is {_pct(f)}"
+                              + (" (this class's estimate)" if n else ""), "number of students",
                               "half-width of the 95% interval", log_x=True, height=340)
             for i, e in enumerate((eps / 2, eps, 2 * eps)):
-                w = poll_stats.interval_halfwidth(ns, epsilon=e, raw_fraction=f)
+                w = poll_stats.interval_halfwidth(ns, epsilon=e, true_fraction=f)
                 fig.add_trace(go.Scatter(x=ns, y=w, mode="lines", line={"color": color_for(i), "width": 2,
                                                                          "dash": "solid" if e == eps else "dash"},
-                                         name=f"ε = {e:g} [exact Clopper–Pearson, mapped and clipped]"))
+                                         name=f"ε = {e:.3g} [exact Clopper–Pearson, mapped and clipped]"))
             if n:
                 fig.add_trace(go.Scatter(x=[n], y=[(est.high - est.low) / 2], mode="markers",
                                          marker={"size": 12, "color": "#000", "symbol": "x"},

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.browser
 STUDENTS = 20
 BATCH = 4
 PAGE = "06_class_poll.ipynb"
+SHOTS = Path(os.environ.get("DPEXPLORE_SCREENSHOTS", ROOT / "tests" / "browser" / "screenshots"))
 
 
 def _route_loopback(ctx):
@@ -140,6 +141,10 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
             assert teacher.evaluate(JS_PLOT_SIG) != plots_before
             teacher.locator(".dpx-ctl-reveal input").check()
             teacher.wait_for_function("() => /simulated classes of/.test(document.body.innerText)", timeout=60_000)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            teacher.wait_for_timeout(1000)
+            teacher.screenshot(path=str(SHOTS / "06_class_poll-instructor.png"), full_page=True)
+            students[1].screenshot(path=str(SHOTS / "06_class_poll-student.png"), full_page=True)
             body = teacher.evaluate("() => document.body.innerText")
             assert "not cryptographically secure" in body
             assert "Traceback" not in body
