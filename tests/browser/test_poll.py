@@ -142,6 +142,7 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
             teacher.locator(".dpx-ctl-reveal input").check()
             teacher.wait_for_function("() => /simulated classes of/.test(document.body.innerText)", timeout=60_000)
             SHOTS.mkdir(parents=True, exist_ok=True)
+            teacher.set_viewport_size({"width": 1280, "height": 4200})  # Voila scrolls inside: grow the view
             teacher.wait_for_timeout(1000)
             teacher.screenshot(path=str(SHOTS / "06_class_poll-instructor.png"), full_page=True)
             students[1].screenshot(path=str(SHOTS / "06_class_poll-student.png"), full_page=True)
