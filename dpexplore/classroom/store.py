@@ -19,7 +19,8 @@ What is stored, and only that:
   :meth:`PollStore.submit` takes a bit that the student's kernel already randomized.
 
 Expired polls (and their tokens and responses) are deleted by :meth:`PollStore.purge_expired`,
-which every create / join / tally calls.
+which every poll creation and every student join calls; until then an expired poll answers like an
+unknown one.
 
 For a hosted class with many servers, the same schema runs on PostgreSQL through SQLAlchemy (see
 the README, "A live class poll"); this module uses only SQLite.
@@ -150,6 +151,8 @@ def _hash_secret(secret: str) -> str:
 def _check_question(question: object) -> str:
     if not isinstance(question, str):
         raise TypeError(f"question must be a string; got {type(question).__name__}")
+    if len(question) > 4 * MAX_QUESTION_CHARS:  # before any work on a (client-sent) huge string
+        raise PollError(f"question must be at most {MAX_QUESTION_CHARS} characters; got {len(question)}")
     text = " ".join(question.split())  # one line: no layout tricks
     if not text:
         raise PollError("question must not be empty")
@@ -240,6 +243,7 @@ class PollStore:
         con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         con.execute("PRAGMA foreign_keys = ON")
+        con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
         return con
 
     @contextmanager

@@ -575,7 +575,10 @@ class ClassPoll(Dashboard):
         self._coin_html.value = (
             f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
             f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
-            f"<b class='dpx-poll-report'>{said}</b>.</div>")
+            f"<b class='dpx-poll-report'>{said}</b>.</div>"
+            "<div style='color:#555;font-size:0.85em'>Each press draws a new coin. Your deniability rests on "
+            "sending the first coin: flipping again until the coin agrees with you makes your report your true "
+            "answer.</div>")
         self.send_button.disabled = False
         self._clear_messages()
 
