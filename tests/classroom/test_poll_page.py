@@ -150,3 +150,15 @@ def test_closed_poll_refuses_new_students(teacher, store):
     assert "closed" in teacher._tally_html.value
     s = ClassPoll(query_string=f"join={teacher.poll.code}", store=store, render=False)
     assert "is closed" in _errors(s)
+
+
+def test_an_unusable_poll_directory_is_reported_in_the_page(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(blocker))
+    t = ClassPoll(query_string="", render=False)
+    assert "poll database cannot be opened" in _errors(t)
+    t._guard(t.create_poll)
+    assert "no poll database" in _errors(t)
+    s = ClassPoll(query_string="join=ABCDEF", render=False)
+    assert "poll database cannot be opened" in _errors(s) and s._token is None
