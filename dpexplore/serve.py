@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(Path(os.environ.get(
         "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "results"),
         help="experiment result cache shared by every kernel (default ~/.cache/dpexplore/results); 'off' disables")
+    ap.add_argument("--poll-dir", default=os.environ.get("DPEXPLORE_POLL_DIR") or str(Path(os.environ.get(
+        "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "polls"),
+        help="folder of the class-poll database shared by every kernel (default ~/.cache/dpexplore/polls)")
     a, extra = ap.parse_known_args(argv)
     stray = [x for x in extra if not x.startswith("--")]
     if stray:
@@ -77,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # run from the repository root so Voila reads its voila.json (settings + hardening)
         # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
-        env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir}
+        env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir,
+               "DPEXPLORE_POLL_DIR": a.poll_dir}  # and every kernel opens the same class-poll database
         return subprocess.call(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent, env=env)
     except KeyboardInterrupt:
         return 0

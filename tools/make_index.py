@@ -29,6 +29,10 @@ PAPERS = [
      "Cortild, Cartis (arXiv:2605.05905)",
      "private ERM whose error does not grow with the parameter box, unlike linear objective perturbation — "
      "and what that depends on: a good anchor, paid for with output noise when it is not exact."),
+    ("06_class_poll.ipynb", "Class mode: a live randomized-response poll",
+     "Warner (JASA 1965)",
+     "deniability by coin flips: students answer a sensitive question privately, the class watches the "
+     "debiased estimate and its interval converge (needs a shared server, e.g. python -m dpexplore.serve)."),
 ]
 
 

@@ -1,0 +1,40 @@
+"""Class mode: a live randomized-response poll (library part, no UI imports).
+
+:mod:`~dpexplore.classroom.store` keeps polls in a SQLite database shared by every kernel of one
+server (only randomized bits and timestamps; never a true answer); :mod:`~dpexplore.classroom.stats`
+turns the tally into a debiased estimate with an interval, and says how deniable one answer is.
+The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
+"""
+
+from .stats import (
+    Deniability,
+    PollEstimate,
+    deniability,
+    estimate_fraction,
+    exact_coverage,
+    interval_halfwidth,
+    simulate_class,
+    simulated_coverage,
+)
+from .store import (
+    AlreadyAnswered,
+    BadSecret,
+    PollClosed,
+    PollCreated,
+    PollError,
+    PollInfo,
+    PollLimitReached,
+    PollStore,
+    Tally,
+    UnknownPoll,
+    check_join_code,
+    check_secret,
+    default_poll_dir,
+)
+
+__all__ = [
+    "AlreadyAnswered", "BadSecret", "Deniability", "PollClosed", "PollCreated", "PollError", "PollEstimate",
+    "PollInfo", "PollLimitReached", "PollStore", "Tally", "UnknownPoll", "check_join_code", "check_secret",
+    "default_poll_dir", "deniability", "estimate_fraction", "exact_coverage", "interval_halfwidth",
+    "simulate_class", "simulated_coverage",
+]

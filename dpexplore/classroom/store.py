@@ -1,0 +1,486 @@
+"""The poll store: a SQLite database (standard library) shared by every kernel of one server.
+
+One file, ``polls.sqlite3``, in the directory named by ``$DPEXPLORE_POLL_DIR`` (set by
+``python -m dpexplore.serve --poll-dir``; default ``~/.cache/dpexplore/polls``). Every Voila kernel
+(one per page view) opens it; many may write at once:
+
+* the database is in WAL mode (readers never block the writer, one writer at a time);
+* every connection sets ``busy_timeout`` so a writer waits for the lock instead of failing;
+* every write is one ``BEGIN IMMEDIATE`` transaction (take the write lock first, then check the
+  limits and insert: two kernels cannot both pass a limit check and both insert).
+
+What is stored, and only that:
+
+* ``polls``: join code, SHA-256 of the instructor secret, question text, ε, created / closing /
+  expiry times;
+* ``tokens``: one random token per student page view (issued when the page opens), with its time;
+* ``responses``: the **randomized** bit and a timestamp, bound to a token by a ``UNIQUE``
+  constraint (one answer per page view). The student's true answer never reaches this module:
+  :meth:`PollStore.submit` takes a bit that the student's kernel already randomized.
+
+Expired polls (and their tokens and responses) are deleted by :meth:`PollStore.purge_expired`,
+which every poll creation and every student join calls; until then an expired poll answers like an
+unknown one.
+
+For a hosted class with many servers, the same schema runs on PostgreSQL through SQLAlchemy (see
+the README, "A live class poll"); this module uses only SQLite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import os
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.validation import check_epsilon, check_real
+
+__all__ = [
+    "SCHEMA_VERSION", "MAX_QUESTION_CHARS", "MAX_OPEN_POLLS", "MAX_RESPONSES_PER_POLL", "MAX_TOKENS_PER_POLL",
+    "MAX_LIFETIME_HOURS", "DEFAULT_LIFETIME_HOURS", "MAX_EPSILON", "MIN_EPSILON",
+    "PollError", "UnknownPoll", "PollClosed", "AlreadyAnswered", "PollLimitReached", "BadSecret",
+    "PollCreated", "PollInfo", "Tally", "PollStore", "default_poll_dir", "check_join_code", "check_secret",
+]
+
+#: version of the tables below; a database with another version is refused (no silent migration)
+SCHEMA_VERSION = 1
+#: longest question text (characters)
+MAX_QUESTION_CHARS = 300
+#: most polls open at once on one server (each create counts until its poll expires)
+MAX_OPEN_POLLS = 50
+#: most responses one poll accepts
+MAX_RESPONSES_PER_POLL = 2000
+#: most student page views (tokens) one poll issues — bounds what reloading can do to the table
+MAX_TOKENS_PER_POLL = 4 * MAX_RESPONSES_PER_POLL
+#: longest life of a poll, after which it and all its rows are deleted (hours)
+MAX_LIFETIME_HOURS = 24.0
+DEFAULT_LIFETIME_HOURS = 3.0
+#: ε range a poll accepts (randomized response at ε = 10 flips 1 answer in 22 000: barely private)
+MIN_EPSILON, MAX_EPSILON = 0.05, 10.0
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed by a class
+CODE_LENGTH = 6
+_CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+SECRET_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
+_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{32}")
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32}")
+BUSY_TIMEOUT_MS = 15_000
+
+
+class PollError(ValueError):
+    """A poll operation that cannot be done (the message says why, in words for the page)."""
+
+
+class UnknownPoll(PollError):
+    """No poll with this join code (never existed, or expired and deleted)."""
+
+
+class PollClosed(PollError):
+    """The poll stopped accepting answers (closing time passed, or the instructor closed it)."""
+
+
+class AlreadyAnswered(PollError):
+    """This page view's token has already answered (the ``UNIQUE`` constraint refused a second row)."""
+
+
+class PollLimitReached(PollError):
+    """A public maximum (open polls, responses or page views per poll) is reached."""
+
+
+class BadSecret(PollError):
+    """The instructor secret does not match this poll."""
+
+
+def default_poll_dir() -> Path:
+    """``$DPEXPLORE_POLL_DIR``, else ``$XDG_CACHE_HOME/dpexplore/polls`` (``~/.cache/dpexplore/polls``)."""
+    env = os.environ.get("DPEXPLORE_POLL_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dpexplore" / "polls"
+
+
+def check_join_code(code: object) -> str:
+    """Validate a join code's type, length and alphabet (before any database query); upper-cases it.
+
+    Examples
+    --------
+    >>> check_join_code(" k7mq2x ")
+    'K7MQ2X'
+    >>> check_join_code("K7MQ2")
+    Traceback (most recent call last):
+    ...
+    dpexplore.classroom.store.PollError: join code must be 6 characters from A-Z and 2-9 (no I, O, 0, 1); got 'K7MQ2'
+    """
+    if not isinstance(code, str):
+        raise TypeError(f"join code must be a string; got {type(code).__name__}")
+    text = code[:64].strip().upper() if len(code) <= 64 else code
+    if len(text) != CODE_LENGTH or not _CODE_RE.fullmatch(text):
+        shown = text if len(text) <= 20 else text[:20] + "…"
+        raise PollError(f"join code must be {CODE_LENGTH} characters from A-Z and 2-9 (no I, O, 0, 1); got {shown!r}")
+    return text
+
+
+def check_secret(secret: object) -> str:
+    """Validate an instructor secret's type, length and alphabet (never echoes the value)."""
+    if not isinstance(secret, str):
+        raise TypeError(f"secret must be a string; got {type(secret).__name__}")
+    if not _SECRET_RE.fullmatch(secret):
+        raise PollError(f"the instructor secret must be 32 characters from A-Z, a-z, 0-9, '-' and '_'; "
+                        f"got {len(secret)} characters that do not match")
+    return secret
+
+
+def _check_token(token: object) -> str:
+    if not isinstance(token, str) or not _TOKEN_RE.fullmatch(token):
+        raise PollError("student token must be the 32-character token this page was issued")
+    return token
+
+
+def _hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode("ascii")).hexdigest()
+
+
+def _check_question(question: object) -> str:
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a string; got {type(question).__name__}")
+    if len(question) > 4 * MAX_QUESTION_CHARS:  # before any work on a (client-sent) huge string
+        raise PollError(f"question must be at most {MAX_QUESTION_CHARS} characters; got {len(question)}")
+    text = " ".join(question.split())  # one line: no layout tricks
+    if not text:
+        raise PollError("question must not be empty")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise PollError(f"question must be at most {MAX_QUESTION_CHARS} characters; got {len(text)}")
+    if any(not ch.isprintable() for ch in text):
+        raise PollError("question must contain printable characters only")
+    return text
+
+
+@dataclass(frozen=True)
+class PollCreated:
+    """What :meth:`PollStore.create_poll` returns: the public join code and the instructor's secret."""
+
+    code: str
+    secret: str
+    question: str
+    epsilon: float
+    closes_at: float | None
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class PollInfo:
+    """What a student page may know about a poll: the question, ε and whether it accepts answers."""
+
+    code: str
+    question: str
+    epsilon: float
+    closes_at: float | None
+    expires_at: float
+    is_open: bool
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Aggregate counts of one poll (instructor only): no row, no token, no timestamp of a student.
+
+    Attributes
+    ----------
+    responses : int
+        Randomized bits received.
+    yes : int
+        How many of them are 1 ("yes" after the coin flips).
+    tokens : int
+        Student page views that were issued a token (≥ responses; a gap means pages opened but not
+        answered — or, if responses exceed the class size, reloads that voted again).
+    """
+
+    info: PollInfo
+    responses: int
+    yes: int
+    tokens: int
+    last_response_at: float | None
+
+
+class PollStore:
+    """The SQLite poll database in ``directory`` (default :func:`default_poll_dir`).
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        Folder of ``polls.sqlite3`` (created with mode 0700 if missing).
+    clock : callable, optional
+        Returns the current time in seconds (tests pass a fake clock).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> store = PollStore(tempfile.mkdtemp())
+    >>> poll = store.create_poll("Did you sleep less than 6 hours last night?", epsilon=1.0)
+    >>> token = store.issue_token(poll.code)
+    >>> store.submit(poll.code, token, 1)
+    >>> t = store.tally(poll.code, poll.secret)
+    >>> t.responses, t.yes, t.tokens
+    (1, 1, 1)
+    """
+
+    def __init__(self, directory: str | os.PathLike | None = None, *, clock=time.time) -> None:
+        self.directory = Path(directory) if directory is not None else default_poll_dir()
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.path = self.directory / "polls.sqlite3"
+        self._clock = clock
+        self._init_schema()
+
+    # -- connections ---------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        con.execute("PRAGMA foreign_keys = ON")
+        con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
+        return con
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE takes the write lock before anything is read."""
+        con = self._connect()
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+        finally:
+            con.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        con = self._connect()
+        try:
+            con.execute("BEGIN")  # one consistent snapshot for the whole read
+            try:
+                yield con
+            finally:
+                con.execute("COMMIT")
+        finally:
+            con.close()
+
+    def _init_schema(self) -> None:
+        con = self._connect()
+        try:
+            mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise RuntimeError(f"could not put {self.path} in WAL mode (got {mode!r}); is it on a network disk?")
+        finally:
+            con.close()
+        with self._write() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = con.execute("SELECT version FROM schema_version").fetchone()
+            if row is None:
+                con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path} has poll schema version {row[0]}; this dpexplore uses "
+                                   f"{SCHEMA_VERSION}. Delete the file (polls are temporary) or use another "
+                                   "DPEXPLORE_POLL_DIR.")
+            con.execute("""CREATE TABLE IF NOT EXISTS polls (
+                code TEXT PRIMARY KEY,
+                secret_sha256 TEXT NOT NULL,
+                question TEXT NOT NULL CHECK (length(question) BETWEEN 1 AND 300),
+                epsilon REAL NOT NULL CHECK (epsilon > 0),
+                created_at REAL NOT NULL,
+                closes_at REAL,
+                expires_at REAL NOT NULL,
+                closed INTEGER NOT NULL DEFAULT 0)""")
+            con.execute("""CREATE TABLE IF NOT EXISTS tokens (
+                token TEXT PRIMARY KEY,
+                code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
+                issued_at REAL NOT NULL)""")
+            con.execute("""CREATE TABLE IF NOT EXISTS responses (
+                id INTEGER PRIMARY KEY,
+                code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
+                token TEXT NOT NULL UNIQUE REFERENCES tokens(token) ON DELETE CASCADE,
+                randomized_bit INTEGER NOT NULL CHECK (randomized_bit IN (0, 1)),
+                received_at REAL NOT NULL)""")
+            con.execute("CREATE INDEX IF NOT EXISTS responses_code ON responses(code)")
+            con.execute("CREATE INDEX IF NOT EXISTS tokens_code ON tokens(code)")
+
+    def schema_version(self) -> int:
+        """The schema version stored in the database."""
+        with self._read() as con:
+            return int(con.execute("SELECT version FROM schema_version").fetchone()[0])
+
+    # -- operations ----------------------------------------------------------------------
+    def purge_expired(self) -> int:
+        """Delete every expired poll with its tokens and responses; return how many polls went."""
+        with self._write() as con:
+            return self._purge(con)
+
+    def _purge(self, con: sqlite3.Connection) -> int:
+        return con.execute("DELETE FROM polls WHERE expires_at <= ?", (self._clock(),)).rowcount
+
+    def create_poll(self, question: str, *, epsilon: float, closes_in_minutes: float | None = None,
+                    lifetime_hours: float = DEFAULT_LIFETIME_HOURS) -> PollCreated:
+        """Create a poll; return its join code (public) and secret (the instructor's, shown once).
+
+        Parameters
+        ----------
+        question : str
+            1 to ``MAX_QUESTION_CHARS`` printable characters (whitespace is collapsed).
+        epsilon : float
+            Randomized-response ε of every answer, in [MIN_EPSILON, MAX_EPSILON].
+        closes_in_minutes : float, optional
+            Stop accepting answers after this many minutes (default: open until it expires).
+        lifetime_hours : float
+            Delete the poll and its rows after this many hours (at most ``MAX_LIFETIME_HOURS``).
+        """
+        text = _check_question(question)
+        eps = check_epsilon(epsilon)
+        if not MIN_EPSILON <= eps <= MAX_EPSILON:
+            raise PollError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {eps!r}")
+        life = check_real(lifetime_hours, "lifetime_hours", low=0.0, high=MAX_LIFETIME_HOURS, low_open=True)
+        now = self._clock()
+        expires = now + life * 3600.0
+        closes = None
+        if closes_in_minutes is not None:
+            minutes = check_real(closes_in_minutes, "closes_in_minutes", low=0.0, high=life * 60.0, low_open=True)
+            closes = now + minutes * 60.0
+        secret = secrets.token_urlsafe(SECRET_BYTES)
+        with self._write() as con:
+            self._purge(con)
+            n_open = con.execute("SELECT count(*) FROM polls").fetchone()[0]
+            if n_open >= MAX_OPEN_POLLS:
+                raise PollLimitReached(f"this server already has {n_open} polls (the maximum is {MAX_OPEN_POLLS}); "
+                                       "wait until one expires")
+            for _ in range(20):
+                code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                try:
+                    con.execute("INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, closes_at, "
+                                "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (code, _hash_secret(secret), text, eps, now, closes, expires))
+                    break
+                except sqlite3.IntegrityError:  # 32^6 ≈ 1e9 codes, at most 50 live: a clash is rare
+                    continue
+            else:  # pragma: no cover - 20 clashes in a row
+                raise PollError("could not find a free join code; try again")
+        return PollCreated(code=code, secret=secret, question=text, epsilon=eps, closes_at=closes, expires_at=expires)
+
+    def _info(self, con: sqlite3.Connection, code: str) -> PollInfo:
+        row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed FROM polls WHERE code = ?",
+                          (code,)).fetchone()
+        now = self._clock()
+        if row is None or row[3] <= now:
+            raise UnknownPoll(f"there is no poll with join code {code} on this server (wrong code, or it expired)")
+        question, eps, closes, expires, closed = row
+        is_open = not closed and (closes is None or now < closes)
+        return PollInfo(code=code, question=question, epsilon=float(eps), closes_at=closes, expires_at=expires,
+                        is_open=is_open)
+
+    def poll_info(self, code: str) -> PollInfo:
+        """The public facts of a poll (question, ε, open or not): what a student page shows."""
+        code = check_join_code(code)
+        with self._read() as con:
+            return self._info(con, code)
+
+    def issue_token(self, code: str) -> str:
+        """Issue one student token for this poll (call once when a student page opens).
+
+        The token lives in that page's kernel; :meth:`submit` accepts one answer per token.
+        """
+        code = check_join_code(code)
+        token = secrets.token_urlsafe(SECRET_BYTES)
+        with self._write() as con:
+            self._purge(con)
+            info = self._info(con, code)
+            if not info.is_open:
+                raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
+            issued = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+            if issued >= MAX_TOKENS_PER_POLL:
+                raise PollLimitReached(f"poll {code} has had {issued} student page views (the maximum is "
+                                       f"{MAX_TOKENS_PER_POLL})")
+            con.execute("INSERT INTO tokens (token, code, issued_at) VALUES (?, ?, ?)", (token, code, self._clock()))
+        return token
+
+    def submit(self, code: str, token: str, randomized_bit: int) -> None:
+        """Store one randomized bit for this token (a second answer with the same token is refused).
+
+        Parameters
+        ----------
+        code : str
+            The poll's join code.
+        token : str
+            The token :meth:`issue_token` gave this page.
+        randomized_bit : {0, 1}
+            The answer **after** randomized response (the student's kernel flipped the coin).
+
+        Raises
+        ------
+        AlreadyAnswered
+            This token has answered already (the ``UNIQUE`` constraint on ``responses.token``).
+        PollClosed, UnknownPoll, PollLimitReached
+        """
+        code = check_join_code(code)
+        token = _check_token(token)
+        if isinstance(randomized_bit, bool) or randomized_bit not in (0, 1):
+            raise PollError(f"randomized_bit must be 0 or 1; got {randomized_bit!r}")
+        with self._write() as con:
+            info = self._info(con, code)
+            if not info.is_open:
+                raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
+            owner = con.execute("SELECT code FROM tokens WHERE token = ?", (token,)).fetchone()
+            if owner is None or owner[0] != code:
+                raise PollError("this page's token was not issued for this poll (reload the page to get one)")
+            n = con.execute("SELECT count(*) FROM responses WHERE code = ?", (code,)).fetchone()[0]
+            if n >= MAX_RESPONSES_PER_POLL:
+                raise PollLimitReached(f"poll {code} has {n} answers, the maximum")
+            try:
+                con.execute("INSERT INTO responses (code, token, randomized_bit, received_at) VALUES (?, ?, ?, ?)",
+                            (code, token, int(randomized_bit), self._clock()))
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" not in str(exc):
+                    raise
+                raise AlreadyAnswered("this page has already answered this poll (one answer per page view); "
+                                      "the server refused the second answer") from None
+
+    def _check_secret(self, con: sqlite3.Connection, code: str, secret: str) -> None:
+        row = con.execute("SELECT secret_sha256 FROM polls WHERE code = ?", (code,)).fetchone()
+        stored = row[0] if row else _hash_secret("x" * 32)  # compare anyway: same work for unknown codes
+        if not hmac.compare_digest(stored, _hash_secret(secret)) or row is None:
+            raise BadSecret(f"the instructor secret does not match poll {code} (or there is no such poll)")
+
+    def tally(self, code: str, secret: str) -> Tally:
+        """Aggregate counts of a poll; needs the poll's secret (checked in constant time)."""
+        code, secret = check_join_code(code), check_secret(secret)
+        with self._read() as con:
+            self._check_secret(con, code, secret)
+            info = self._info(con, code)
+            n, yes, last = con.execute("SELECT count(*), coalesce(sum(randomized_bit), 0), max(received_at) "
+                                       "FROM responses WHERE code = ?", (code,)).fetchone()
+            tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+        return Tally(info=info, responses=int(n), yes=int(yes), tokens=int(tokens), last_response_at=last)
+
+    def close_poll(self, code: str, secret: str) -> None:
+        """Stop accepting answers (the tally stays readable until the poll expires)."""
+        code, secret = check_join_code(code), check_secret(secret)
+        with self._write() as con:
+            self._check_secret(con, code, secret)
+            con.execute("UPDATE polls SET closed = 1 WHERE code = ?", (code,))
+
+    def delete_poll(self, code: str, secret: str) -> None:
+        """Delete a poll with all its tokens and responses now."""
+        code, secret = check_join_code(code), check_secret(secret)
+        with self._write() as con:
+            self._check_secret(con, code, secret)
+            con.execute("DELETE FROM polls WHERE code = ?", (code,))
+
+
+def minutes_left(t: float | None, now: float) -> float:
+    """Minutes from ``now`` until ``t`` (inf for None), never negative."""
+    return math.inf if t is None else max(0.0, (t - now) / 60.0)

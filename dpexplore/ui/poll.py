@@ -1,0 +1,602 @@
+"""The live class poll (notebook ``06_class_poll.ipynb``): one page, three modes chosen by the URL.
+
+* no poll parameter — **instructor, new poll**: type a question, pick ε and an optional closing
+  time, press *Create poll*; the page shows the join code, the students' link and the instructor's
+  own (secret) link, then becomes the class view;
+* ``?poll=CODE&secret=SECRET`` — **instructor, class view** of an existing poll (after a reload);
+* ``?join=CODE`` — **student**: answer yes/no, watch the coin flip in this page's kernel, send only
+  the randomized bit, read how deniable it is.
+
+The class view polls the database in a background thread (every :attr:`ClassPoll.poll_interval`
+seconds, for at most the poll's lifetime) and redraws when the tally changes: no reload.
+
+Every URL parameter is hostile: the query string's length, the join code's and the secret's format
+are checked before any database query; a bad one gives a message in the page.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlencode
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+
+from ..classroom import stats as poll_stats
+from ..classroom.store import (
+    MAX_LIFETIME_HOURS,
+    MAX_QUESTION_CHARS,
+    MIN_EPSILON,
+    PollError,
+    PollStore,
+    Tally,
+    check_join_code,
+    check_secret,
+)
+from ..core.random import as_generator
+from ..core.randomized_response import flip_probability, randomized_response
+from .controls import Control
+from .dashboard import _ERROR_STYLE, _NOTE_STYLE, Dashboard, Panel
+from .figures import base_figure, color_for, message_figure
+
+__all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS"]
+
+#: longest query string the page reads at all
+MAX_QUERY_CHARS = 2000
+_POLL_KEYS = ("join", "poll", "secret")
+_HOST_RE = re.compile(r"[a-z0-9.\-]{1,253}|\[[0-9a-f:.]{2,45}\]")
+
+BINDER_NOTE = (
+    "<b>You are on Binder.</b> Binder gives every visitor their own container, so your students' pages "
+    "cannot reach this poll's database: a shared poll needs a <b>shared server</b> — run "
+    "<code>python -m dpexplore.serve --host 0.0.0.0</code> on a machine the class can reach, or use a "
+    "JupyterHub. Here you can still try both pages yourself."
+)
+
+
+def on_binder(environ: Mapping[str, str] | None = None) -> bool:
+    """True inside a Binder container (repo2docker sets ``BINDER_*`` variables there)."""
+    env = os.environ if environ is None else environ
+    return any(k in env for k in ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "BINDER_LAUNCH_HOST", "BINDER_REPO_URL"))
+
+
+def _pct(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def _box(kind: str, text: str) -> str:
+    style = _ERROR_STYLE if kind == "error" else _NOTE_STYLE
+    word = "<b>Error.</b> " if kind == "error" else ""
+    return f"<div class='dpx-{kind}' style='{style}'>{word}{text}</div>"
+
+
+class ClassPoll(Dashboard):
+    """A live randomized-response class poll (see the module docstring for the three modes).
+
+    Parameters
+    ----------
+    query_string : str, optional
+        Default ``$QUERY_STRING`` (Voila passes the URL's query there).
+    store : PollStore, optional
+        Default: ``PollStore()`` in ``$DPEXPLORE_POLL_DIR``.
+    **kwargs
+        Passed to :class:`~dpexplore.ui.dashboard.Dashboard`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpexplore.classroom import PollStore
+    >>> store = PollStore(tempfile.mkdtemp())
+    >>> teacher = ClassPoll(query_string="", store=store, render=False)
+    >>> teacher.question.value = "Have you ever copied homework?"
+    >>> teacher.create_poll()
+    >>> code = teacher.poll.code
+    >>> student = ClassPoll(query_string=f"join={code}", store=store, render=False)
+    >>> student.answer.value = "Yes"
+    >>> student.flip_coin(); student.send()
+    >>> teacher.check_now().responses
+    1
+    >>> teacher.stop_watching()
+    """
+
+    title = "Class poll: randomized response, live"
+    intro = (
+        "The oldest differential-privacy demonstration, run across a class. Each student answers a sensitive "
+        "yes/no question; a biased coin in <b>the student's own kernel</b> flips the answer with probability "
+        "μ = 1/(e<sup>ε</sup> + 1) before anything is sent, so no single answer can be trusted — yet the "
+        "class's fraction can be estimated: E[reported yes] = μ + (1 − 2μ)·π, so π̂ = (p̂ − μ)/(1 − 2μ)."
+    )
+    paper = ("S. L. Warner, <i>Randomized response: a survey technique for eliminating evasive answer bias</i>, "
+             "JASA 60 (1965); the ε-DP reading: Dwork &amp; Roth, <i>The Algorithmic Foundations of Differential "
+             "Privacy</i> (2014), §3.2.")
+    controls = [
+        Control("epsilon", "ε (per answer)", "log", 1.0, MIN_EPSILON, 5.0, step=0.05,
+                help="ε of every student's randomized response; fixed once the poll is created"),
+        Control("truth", "simulated true yes-fraction", "float", 0.3, 0.0, 1.0, step=0.05,
+                help="the known truth of the simulated classes (reveal the simulation)"),
+        Control("reveal", "reveal the simulation", "bool", False),
+        Control("seed", "simulation seed", "int", 0, 0, 10_000),
+    ]
+    panels = [
+        Panel("class", "The class so far", depends_on=("epsilon", "tally"),
+              caption="Raw fraction of 'yes' reports and the debiased estimate of the true fraction with its "
+                      "95% interval (exact Clopper–Pearson on the raw fraction, mapped through the debiasing "
+                      "map and clipped to [0, 1]; coverage ≥ 95%)."),
+        Panel("shrink", "How the interval would shrink", depends_on=("epsilon", "tally"),
+              caption="Half-width of the 95% interval against the number of students, at this poll's ε and at "
+                      "ε/2 and 2ε, for a class whose true fraction is the current estimate (evaluated exactly "
+                      "at the count such a class reports on average). The marker is this class."),
+        Panel("simulation", "Reveal the simulation: classes of known truth",
+              depends_on=("epsilon", "truth", "reveal", "seed", "tally"),
+              caption="Simulated classes of the same size whose true fraction is known: about 95 of 100 "
+                      "intervals should contain it."),
+    ]
+    #: seconds between two database reads of the class view (bounded to [0.2, 10])
+    poll_interval: ClassVar[float] = 1.0
+    #: simulated classes in the reveal panel
+    simulated_classes: ClassVar[int] = 40
+
+    def __init__(self, *, query_string: str | None = None, store: PollStore | None = None, **kwargs: Any) -> None:
+        qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
+        problems: list[str] = []
+        wanted: dict[str, str] = {}
+        rest: list[tuple[str, str]] = []
+        if len(qs) > MAX_QUERY_CHARS:
+            problems.append(f"The URL's query is {len(qs)} characters long (at most {MAX_QUERY_CHARS} are read): "
+                            "ignored.")
+            qs = ""
+        for key, value in parse_qsl(qs, keep_blank_values=True):
+            if key in _POLL_KEYS:
+                if key in wanted:
+                    problems.append(f"URL parameter {html.escape(key)} given twice: using the first.")
+                    continue
+                wanted[key] = value
+            else:
+                rest.append((key, value))
+        self.mode = "student" if "join" in wanted else "instructor"
+        self.poll = None  # PollCreated-like facts of the live poll (instructor) or PollInfo (student)
+        self._secret: str | None = None
+        self._tally: Tally | None = None
+        self._token: str | None = None
+        self._coin: dict[str, Any] | None = None
+        self._refresh_lock = threading.RLock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self.update_times: list[tuple[int, float]] = []  # (responses, time.time()) of each class-view update
+        try:
+            self.store = store if store is not None else PollStore()
+            store_error = None
+        except (OSError, sqlite3.Error, RuntimeError) as exc:
+            self.store, store_error = None, f"The poll database cannot be opened: {html.escape(str(exc))}"
+        if self.mode == "student":
+            self.controls = []  # the student page has no simulation controls and no plots
+            self.panels = []
+            kwargs.setdefault("background", False)
+        super().__init__(query_string=urlencode(rest), **kwargs)
+        self._poll_messages = widgets.HTML(layout=widgets.Layout(min_height="0"))
+        self._poll_messages.add_class("dpx-poll-messages")
+        header, controls_box, status, message_box, *others = self.children
+        footer = others[-1]
+        binder = [widgets.HTML(_box("note", BINDER_NOTE))] if on_binder() else []
+        notes = [html.escape(p) for p in problems]
+        if store_error:
+            notes.append(store_error)
+        if self.mode == "student":
+            self._build_student()
+            self.children = [header, *binder, self._poll_messages, self._student_box, message_box, footer]
+            self._show_messages(errors=notes)
+            if self.store is not None:
+                self._join(wanted.get("join", ""))
+            extra = sorted(set(wanted) - {"join"})
+            if extra:
+                self._show_messages(notes=[f"URL parameter(s) {', '.join(extra)} ignored on a student page."])
+        else:
+            self._build_instructor()
+            self.children = [header, *binder, self._poll_messages, self._instructor_box, controls_box, status,
+                             message_box, *others]
+            self._show_messages(errors=notes)
+            if "join" not in wanted and ("poll" in wanted or "secret" in wanted) and self.store is not None:
+                self._reopen(wanted.get("poll", ""), wanted.get("secret", ""))
+
+    # -- messages ---------------------------------------------------------------------
+    def _show_messages(self, *, errors: list[str] = (), notes: list[str] = (), replace: bool = False) -> None:
+        parts = [_box("error", e) for e in errors] + [_box("note", n) for n in notes]
+        self._poll_messages.value = ("" if replace else self._poll_messages.value) + "".join(parts)
+
+    def _clear_messages(self) -> None:
+        self._poll_messages.value = ""
+
+    # -- instructor -------------------------------------------------------------------
+    def _build_instructor(self) -> None:
+        self.question = widgets.Textarea(placeholder="A yes/no question, e.g. 'Have you ever cheated in an exam?'",
+                                         layout=widgets.Layout(width="40em", height="4em"))
+        self.question.add_class("dpx-poll-question")
+        self.closes_in = widgets.BoundedIntText(value=0, min=0, max=int(MAX_LIFETIME_HOURS * 60),
+                                                description="closes after (min, 0 = open until it expires)",
+                                                style={"description_width": "initial"},
+                                                layout=widgets.Layout(width="28em"))
+        self.create_button = widgets.Button(description="Create poll", button_style="primary", icon="plus")
+        self.create_button.add_class("dpx-poll-create")
+        self.create_button.on_click(lambda _: self._guard(self.create_poll))
+        self.close_button = widgets.Button(description="Close poll (stop accepting answers)",
+                                           layout=widgets.Layout(width="auto"))
+        self.close_button.on_click(lambda _: self._guard(self.close_poll))
+        self._links = widgets.HTML()
+        self._tally_html = widgets.HTML("<div class='dpx-poll-tally'>No poll yet.</div>")
+        self._form = widgets.VBox([
+            widgets.HTML(f"<b>New poll.</b> Question (at most {MAX_QUESTION_CHARS} characters); ε is the slider "
+                         "below; every student's answer is randomized with it."),
+            self.question, widgets.HBox([self.closes_in, self.create_button])])
+        self._live = widgets.VBox([self._links, self._tally_html, self.close_button],
+                                  layout=widgets.Layout(display="none"))
+        self._instructor_box = widgets.VBox([self._form, self._live],
+                                            layout=widgets.Layout(border="1px solid #ddd", padding="6px",
+                                                                  margin="4px 0"))
+
+    def _guard(self, fn) -> None:
+        """Run a button's action; any library error becomes a message in the page, never a traceback."""
+        try:
+            fn()
+        except (PollError, ValueError, TypeError) as exc:
+            self._show_messages(errors=[html.escape(str(exc))], replace=True)
+        except (sqlite3.Error, OSError) as exc:
+            self._show_messages(errors=[f"the poll database failed: {html.escape(type(exc).__name__)}: "
+                                        f"{html.escape(str(exc))}"], replace=True)
+
+    def create_poll(self) -> None:
+        """Create the poll from the form (the Create button calls this)."""
+        if self.store is None:
+            raise PollError("no poll database (see the message above)")
+        if self.poll is not None:
+            raise PollError("this page already runs a poll; open the page again for a new one")
+        minutes = self.closes_in.value
+        if not isinstance(minutes, int) or not 0 <= minutes <= MAX_LIFETIME_HOURS * 60:
+            raise PollError(f"closing time must be 0 to {int(MAX_LIFETIME_HOURS * 60)} minutes; got {minutes!r}")
+        eps = self.params()["epsilon"]
+        created = self.store.create_poll(self.question.value if isinstance(self.question.value, str) else None,
+                                         epsilon=eps, closes_in_minutes=minutes or None,
+                                         lifetime_hours=min(MAX_LIFETIME_HOURS, max(3.0, minutes / 60 + 1.0)))
+        self._clear_messages()
+        self._start_live(created.code, created.secret)
+
+    def _reopen(self, code: str, secret: str) -> None:
+        try:
+            code, secret = check_join_code(code), check_secret(secret)
+            self._start_live(code, secret)
+        except (PollError, TypeError) as exc:
+            self._show_messages(errors=[f"Cannot open the class view: {html.escape(str(exc))}. You can create a "
+                                        "new poll below."])
+
+    def _start_live(self, code: str, secret: str) -> None:
+        tally = self.store.tally(code, secret)  # checks the secret before anything is shown
+        self.poll, self._secret, self._tally = tally.info, secret, tally
+        eps_widget = self.widgets["epsilon"]
+        self._busy = True
+        try:
+            eps_widget.value = tally.info.epsilon
+        finally:
+            self._busy = False
+        eps_widget.disabled = True
+        self._form.layout.display = "none"
+        self._live.layout.display = None
+        self._links.value = self._links_html(code, secret, tally)
+        self._tally_html.value = self._tally_text(tally)
+        self.update_times.append((tally.responses, time.time()))
+        self.refresh("tally")
+        self._watcher = threading.Thread(target=self._watch, name="poll-watch", daemon=True)
+        self._watcher.start()
+
+    def _links_html(self, code: str, secret: str, tally: Tally) -> str:
+        script = os.environ.get("SCRIPT_NAME", "")
+        page = script.rsplit("/", 1)[-1] if script.endswith(".ipynb") else "06_class_poll.ipynb"
+        page = page if re.fullmatch(r"[\w.\-]{1,100}", page) else "06_class_poll.ipynb"
+        host = os.environ.get("SERVER_NAME", "").lower()
+        port = os.environ.get("SERVER_PORT", "")
+        full = ""
+        if script.startswith("/") and _HOST_RE.fullmatch(host) and (port == "" or port.isdigit()):
+            base = f"http://{host}{':' + port if port else ''}{html.escape(script)}"
+            full = f" — full address: <code>{html.escape(base)}?join={code}</code>"
+            if host in ("127.0.0.1", "localhost", "[::1]"):
+                full += (" (this machine only: for students on other machines, serve with "
+                         "<code>--host 0.0.0.0</code> and use this machine's network address)")
+        info = tally.info
+        closes = ("open until it expires" if info.closes_at is None else
+                  f"closes at {time.strftime('%H:%M', time.localtime(info.closes_at))}")
+        return (
+            f"<div style='font-size:1.1em'><b>Question:</b> {html.escape(info.question)}</div>"
+            f"<div>Join code <span class='dpx-poll-code' style='font-size:1.8em;font-family:monospace;"
+            f"letter-spacing:0.15em;font-weight:bold'>{code}</span> · ε = {info.epsilon:g} · {closes} · deleted at "
+            f"{time.strftime('%H:%M', time.localtime(info.expires_at))}</div>"
+            f"<div>Students open <a class='dpx-poll-join-link' href='{page}?join={code}' target='_blank' "
+            f"style='color:#0072B2;text-decoration:underline'>{page}?join={code}</a>{full}</div>"
+            f"<div style='color:#555;font-size:0.9em'>Your own link back to this class view (keep it to yourself: it "
+            f"holds the poll's secret): <a class='dpx-poll-instructor-link' href='{page}?poll={code}&amp;secret="
+            f"{secret}' style='color:#0072B2'>{page}?poll={code}&amp;secret=…</a></div>")
+
+    def _tally_text(self, t: Tally) -> str:
+        est = poll_stats.estimate_fraction(t.yes, t.responses, epsilon=t.info.epsilon)
+        state = "open" if t.info.is_open else "closed"
+        reloads = ""
+        if t.tokens > t.responses:
+            reloads = f" · {t.tokens - t.responses} page view(s) without an answer yet"
+        return (
+            f"<div class='dpx-poll-tally' data-responses='{t.responses}' style='font-size:1.05em;margin:0.4em 0'>"
+            f"<b>Responses: {t.responses}</b> ({state}; {t.tokens} student page view(s){reloads}) · "
+            f"raw 'yes' reports: {t.yes}/{t.responses} = {_pct(est.raw_fraction)} · "
+            f"<b>debiased estimate: {_pct(est.estimate_clipped)}</b>"
+            + (f" (unclipped {100 * est.estimate:.1f}%)" if t.responses and not 0 <= est.estimate <= 1 else "")
+            + f" · 95% interval [{_pct(est.low)}, {_pct(est.high)}]</div>"
+            "<div style='color:#555;font-size:0.85em'>One answer per student page view is enforced by the "
+            "database; a reload or a fresh browser is a new page view and can answer again. Compare the "
+            "responses with the number of students in the room.</div>")
+
+    def check_now(self) -> Tally:
+        """Read the tally once and update the class view if it changed (the watcher thread calls this)."""
+        t = self.store.tally(self.poll.code, self._secret)
+        old = self._tally
+        if old is None or (t.responses, t.yes, t.tokens, t.info.is_open) != (old.responses, old.yes, old.tokens,
+                                                                            old.info.is_open):
+            self._tally = t
+            self._tally_html.value = self._tally_text(t)
+            self.update_times.append((t.responses, time.time()))
+            if old is None or (t.responses, t.yes) != (old.responses, old.yes):
+                self.refresh("tally")
+        return t
+
+    def _watch(self) -> None:
+        interval = min(max(float(self.poll_interval), 0.2), 10.0)
+        deadline = time.time() + MAX_LIFETIME_HOURS * 3600
+        while not self._stop.wait(interval) and time.time() < deadline:
+            try:
+                t = self.check_now()
+            except PollError as exc:  # expired and deleted, typically
+                self._show_messages(errors=[f"The class view stopped: {html.escape(str(exc))}"], replace=True)
+                return
+            except (sqlite3.Error, OSError) as exc:  # a locked or busy database: say so, try again
+                self._show_messages(errors=[f"reading the poll database failed ({html.escape(str(exc))}); "
+                                            "retrying"], replace=True)
+                continue
+            if time.time() >= t.info.expires_at:
+                return
+
+    def stop_watching(self) -> None:
+        """Stop the class view's background thread."""
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+
+    def close_poll(self) -> None:
+        """Stop accepting answers (the Close button calls this)."""
+        if self.poll is None or self._secret is None:
+            raise PollError("there is no poll on this page")
+        self.store.close_poll(self.poll.code, self._secret)
+        self.check_now()
+
+    def refresh(self, changed: str | None = None) -> None:
+        with self._refresh_lock:  # the watcher thread and control changes may both ask
+            super().refresh(changed)
+
+    # -- figures ----------------------------------------------------------------------
+    def _counts(self) -> tuple[int, int]:
+        return (self._tally.responses, self._tally.yes) if self._tally is not None else (0, 0)
+
+    def _epsilon(self, params: Mapping[str, Any]) -> float:
+        return self._tally.info.epsilon if self._tally is not None else float(params["epsilon"])
+
+    def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
+        eps = self._epsilon(params)
+        n, yes = self._counts()
+        est = poll_stats.estimate_fraction(yes, n, epsilon=eps)
+        mu = est.flip_probability
+        if panel == "class":
+            title = f"{n} response(s) at ε = {eps:.3g}" if self._tally is not None else \
+                f"No poll yet: at ε = {eps:.3g} a report is flipped with probability μ = {mu:.3f}"
+            fig = base_figure(title, "fraction of the class", "", height=290)
+            fig.update_layout(legend={"y": -0.3})
+            fig.add_vrect(x0=mu, x1=1 - mu, fillcolor="#eeeeee", opacity=0.5, line_width=0, layer="below")
+            if n:
+                fig.add_trace(go.Scatter(x=[est.raw_fraction], y=["raw 'yes' reports"], mode="markers",
+                                         marker={"size": 14, "color": color_for(1)},
+                                         name=f"raw 'yes' fraction {_pct(est.raw_fraction)} [measured]"))
+                fig.add_trace(go.Scatter(
+                    x=[est.estimate_clipped], y=["true fraction (debiased)"], mode="markers",
+                    marker={"size": 14, "color": color_for(0)},
+                    error_x={"type": "data", "symmetric": False, "array": [est.high - est.estimate_clipped],
+                             "arrayminus": [est.estimate_clipped - est.low], "thickness": 3, "width": 10},
+                    name=f"debiased estimate {_pct(est.estimate_clipped)}, 95% interval [{_pct(est.low)}, "
+                         f"{_pct(est.high)}] [exact Clopper–Pearson, mapped]"))
+            else:
+                fig.add_trace(go.Scatter(x=[0.0, 1.0], y=["true fraction (debiased)"] * 2, mode="lines",
+                                         line={"color": color_for(0), "width": 3},
+                                         name="no answers yet: the interval is all of [0, 1]"))
+            fig.update_traces(showlegend=True)
+            fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
+            fig.update_yaxes(type="category", categoryorder="array",
+                             categoryarray=["true fraction (debiased)", "raw 'yes' reports"])
+            fig.add_annotation(text=f"grey band: where the raw fraction can land in expectation, [μ, 1 − μ] = "
+                                    f"[{mu:.2f}, {1 - mu:.2f}]", xref="paper", yref="paper", x=0, y=1.12,
+                               showarrow=False, xanchor="left", font={"size": 11, "color": "#555"})
+            return fig
+        if panel == "shrink":
+            f = est.estimate_clipped if n else 0.5
+            ns = np.unique(np.round(np.geomspace(5, 2000, 30)).astype(int))
+            fig = base_figure(f"Interval half-width for a class whose true fraction is {_pct(f)}"
+                              + (" (this class's estimate)" if n else ""), "number of students",
+                              "half-width of the 95% interval", log_x=True, height=340)
+            for i, e in enumerate((eps / 2, eps, 2 * eps)):
+                w = poll_stats.interval_halfwidth(ns, epsilon=e, true_fraction=f)
+                fig.add_trace(go.Scatter(x=ns, y=w, mode="lines", line={"color": color_for(i), "width": 2,
+                                                                         "dash": "solid" if e == eps else "dash"},
+                                         name=f"ε = {e:.3g} [exact Clopper–Pearson, mapped and clipped]"))
+            if n:
+                fig.add_trace(go.Scatter(x=[n], y=[(est.high - est.low) / 2], mode="markers",
+                                         marker={"size": 12, "color": "#000", "symbol": "x"},
+                                         name=f"this class: n = {n}"))
+            fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+            return fig
+        if panel == "simulation":
+            if not params["reveal"]:
+                return message_figure("Reveal the simulation", "Tick 'reveal the simulation' to compare this class "
+                                      "with simulated classes whose true fraction is known.", height=200)
+            m = n if n else 30
+            truth = float(params["truth"])
+            k = self.simulated_classes
+            true_yes, reported = poll_stats.simulate_class(truth, m, epsilon=eps, classes=k, rng=int(params["seed"]))
+            ests = [poll_stats.estimate_fraction(int(r), m, epsilon=eps) for r in reported]
+            fracs = true_yes / m
+            cover = [e.low <= t <= e.high for e, t in zip(ests, fracs)]
+            fig = base_figure(f"{k} simulated classes of {m} students (each student 'yes' with probability "
+                              f"{truth:.0%}): {sum(cover)}/{k} intervals contain their class's true fraction",
+                              "fraction", "simulated class", height=420)
+            for j, (e, t, c) in enumerate(zip(ests, fracs, cover)):
+                col = color_for(2) if c else color_for(1)
+                fig.add_trace(go.Scatter(x=[e.low, e.high], y=[j, j], mode="lines", line={"color": col, "width": 3},
+                                         showlegend=False, hoverinfo="skip"))
+                fig.add_trace(go.Scatter(x=[t], y=[j], mode="markers", marker={"color": "#000", "size": 5,
+                                         "symbol": "line-ns-open"}, showlegend=False, hoverinfo="skip"))
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(2), "width": 3},
+                                     name="95% interval contains the truth"))
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(1), "width": 3},
+                                     name="misses it"))
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", marker={"color": "#000",
+                                     "symbol": "line-ns-open"}, name="the class's true fraction [known]"))
+            if n:
+                fig.add_vline(x=est.estimate_clipped, line_dash="dot", line_color=color_for(0),
+                              annotation_text="your class's estimate", annotation_position="top")
+            fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
+            fig.update_yaxes(showticklabels=False)
+            return fig
+        raise ValueError(f"unknown panel {panel!r}")
+
+    def reproduce(self, params: Mapping[str, Any]) -> str:
+        if self.mode == "student":
+            return ""
+        n, yes = self._counts()
+        eps = self._epsilon(params)
+        return ("from dpexplore.classroom import estimate_fraction, simulate_class\n"
+                f"print(estimate_fraction({yes}, {n}, epsilon={eps!r}))\n"
+                f"print(simulate_class({params['truth']!r}, {n or 30}, epsilon={eps!r}, "
+                f"classes={self.simulated_classes}, rng={params['seed']}))\n")
+
+    # -- student ----------------------------------------------------------------------
+    def _build_student(self) -> None:
+        self._question_html = widgets.HTML()
+        self.code_input = widgets.Text(placeholder="join code, e.g. K7MQ2X", layout=widgets.Layout(width="14em"))
+        self.join_button = widgets.Button(description="Join")
+        self.join_button.on_click(lambda _: self._join(self.code_input.value))
+        self._join_row = widgets.HBox([self.code_input, self.join_button], layout=widgets.Layout(display="none"))
+        self.answer = widgets.ToggleButtons(options=["Yes", "No"], value=None,
+                                            description="Your true answer:", style={"description_width": "initial"})
+        self.answer.add_class("dpx-poll-answer")
+        self.flip_button = widgets.Button(description="Flip the coin", icon="refresh")
+        self.flip_button.add_class("dpx-poll-flip")
+        self.flip_button.on_click(lambda _: self._student_guard(self.flip_coin))
+        self.send_button = widgets.Button(description="Send only the randomized answer", button_style="primary",
+                                          disabled=True, layout=widgets.Layout(width="auto"))
+        self.send_button.add_class("dpx-poll-send")
+        self.send_button.on_click(lambda _: self._student_guard(self.send))
+        self._coin_html = widgets.HTML()
+        self._coin_html.add_class("dpx-poll-coin")
+        self._sent_html = widgets.HTML()
+        self._sent_html.add_class("dpx-poll-sent")
+        self._answer_box = widgets.VBox([self.answer, widgets.HBox([self.flip_button, self.send_button]),
+                                         self._coin_html, self._sent_html], layout=widgets.Layout(display="none"))
+        self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box],
+                                         layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
+
+    def _student_guard(self, fn) -> None:
+        try:
+            fn()
+        except (PollError, ValueError, TypeError) as exc:
+            self._show_messages(errors=[html.escape(str(exc))], replace=True)
+        except (sqlite3.Error, OSError) as exc:
+            self._show_messages(errors=[f"the poll database failed: {html.escape(str(exc))}; try again"],
+                                replace=True)
+
+    def _join(self, code: str) -> None:
+        try:
+            code = check_join_code(code)
+            info = self.store.poll_info(code)
+            if not info.is_open:
+                raise PollError(f"poll {code} is closed: it no longer accepts answers")
+            token = self.store.issue_token(code)
+        except (PollError, TypeError) as exc:
+            self._show_messages(errors=[f"Cannot join: {html.escape(str(exc))}"], replace=True)
+            self._join_row.layout.display = None
+            return
+        except (sqlite3.Error, OSError) as exc:
+            self._show_messages(errors=[f"Cannot join: the poll database failed ({html.escape(str(exc))})"],
+                                replace=True)
+            return
+        self._clear_messages()
+        self.poll, self._token = info, token
+        self._join_row.layout.display = "none"
+        d = poll_stats.deniability(info.epsilon)
+        self._question_html.value = (
+            f"<div style='font-size:1.2em;margin:0.3em 0'><b>{html.escape(info.question)}</b></div>"
+            f"<div class='dpx-poll-deniability' style='max-width:60em'>Poll <code>{info.code}</code> · ε = "
+            f"{info.epsilon:g}. Before anything is sent, a biased coin <b>in this page's kernel</b> flips your answer "
+            f"with probability μ = 1/(e<sup>ε</sup> + 1) = <b>{d.flip_probability:.1%}</b>. Only the result is "
+            f"sent; your true answer is never sent and never stored. Whatever you report, anyone's odds on your "
+            f"true answer change by a factor of at most e<sup>ε</sup> = <b>{d.likelihood_ratio:.2f}</b>: someone "
+            f"who thought yes and no equally likely would, after seeing your report, believe it is your true "
+            f"answer with probability {d.posterior_same:.1%} — never certainty.</div>"
+            "<div style='color:#555;font-size:0.85em'>This page can answer once (the database refuses a second "
+            "answer from it). You see no other student's answer; the class's estimate is on the instructor's "
+            "screen.</div>")
+        self._answer_box.layout.display = None
+
+    def flip_coin(self) -> None:
+        """Randomize the chosen answer (the Flip button calls this); nothing leaves the kernel yet."""
+        if self.poll is None or self._token is None:
+            raise PollError("join a poll first")
+        if self.answer.value not in ("Yes", "No"):
+            raise PollError("choose your true answer (Yes or No) first")
+        x = 1 if self.answer.value == "Yes" else 0
+        eps = self.poll.epsilon
+        mu = flip_probability(eps)
+        seed = secrets.randbits(64)  # fresh OS entropy for this one coin; shown below, never stored
+        u = float(as_generator(seed).random(1)[0])  # the very draw randomized_response makes from this seed
+        bit = int(randomized_response([x], eps, rng=seed).bits[0])
+        if (bit != x) != (u < mu):  # pragma: no cover - guards the claim on the page
+            raise RuntimeError("coin display out of step with randomized_response")
+        self._coin = {"bit": bit}
+        said = "Yes" if bit else "No"
+        self._coin_html.value = (
+            f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
+            f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
+            f"<b class='dpx-poll-report'>{said}</b>.</div>"
+            "<div style='color:#555;font-size:0.85em'>Each press draws a new coin. Your deniability rests on "
+            "sending the first coin: flipping again until the coin agrees with you makes your report your true "
+            "answer.</div>")
+        self.send_button.disabled = False
+        self._clear_messages()
+
+    def send(self) -> None:
+        """Send the randomized bit (the Send button calls this); the database refuses a second answer."""
+        if self._coin is None:
+            raise PollError("flip the coin first")
+        bit = self._coin["bit"]
+        self._coin = None  # one coin, one send attempt
+        self.send_button.disabled = True
+        self._coin_html.value = ""
+        self.answer.value = None  # forget the true answer in this kernel too
+        self.store.submit(self.poll.code, self._token, bit)
+        d = poll_stats.deniability(self.poll.epsilon)
+        said = "Yes" if bit else "No"
+        self._sent_html.value = (
+            f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Sent: {said}</b> (the randomized "
+            f"answer). Anyone who sees it learns only that your true answer is {said.lower()} with probability "
+            f"{d.posterior_same:.1%} against {d.flip_probability:.1%} (starting from 50/50): odds of "
+            f"{d.likelihood_ratio:.2f} to 1.</div>")
+        self._clear_messages()

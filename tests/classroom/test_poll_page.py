@@ -1,0 +1,164 @@
+"""The poll page without a kernel (render=False): modes from the URL, hostile URL input, the
+student's coin, one answer per page view, the class view, Binder."""
+
+import sqlite3
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from dpexplore.classroom import PollStore  # noqa: E402
+from dpexplore.ui.poll import MAX_QUERY_CHARS, ClassPoll  # noqa: E402
+
+
+@pytest.fixture
+def store(tmp_path):
+    return PollStore(tmp_path)
+
+
+@pytest.fixture
+def teacher(store):
+    t = ClassPoll(query_string="", store=store, render=False)
+    t.question.value = "Have you ever copied homework?"
+    t.create_poll()
+    yield t
+    t.stop_watching()
+
+
+def _errors(page):
+    return page._poll_messages.value
+
+
+def test_instructor_creates_a_poll_and_sees_join_code_and_links(teacher):
+    code = teacher.poll.code
+    assert len(code) == 6 and teacher.mode == "instructor"
+    links = teacher._links.value
+    assert f"06_class_poll.ipynb?join={code}" in links
+    assert f"?poll={code}&amp;secret={teacher._secret}" in links
+    assert "Responses: 0" in teacher._tally_html.value
+    assert teacher.widgets["epsilon"].disabled
+    assert set(teacher.figures) == {"class", "shrink", "simulation"} and not teacher.errors
+
+
+def test_student_flips_sends_and_a_second_answer_is_refused(teacher, store):
+    code = teacher.poll.code
+    s = ClassPoll(query_string=f"join={code.lower()}", store=store, render=False)
+    assert s.mode == "student" and s.poll.code == code and not _errors(s)
+    assert "never sent and never stored" in s._question_html.value
+    with pytest.raises(Exception, match="flip the coin first"):
+        s.send()
+    s.answer.value = "No"
+    s.flip_coin()
+    report = s._coin["bit"]
+    assert ("Yes" if report else "No") in s._coin_html.value
+    s.send()
+    assert s.answer.value is None  # the true answer is forgotten
+    assert "Sent:" in s._sent_html.value
+    s.answer.value = "Yes"
+    s.flip_coin()
+    s._student_guard(s.send)
+    assert "already answered" in _errors(s)
+    t = teacher.check_now()
+    assert (t.responses, t.yes) == (1, report)
+    rows = sqlite3.connect(store.path).execute("SELECT randomized_bit FROM responses").fetchall()
+    assert rows == [(report,)]
+    assert "Responses: 1" in teacher._tally_html.value
+    assert "1 response(s)" in teacher.figures["class"].layout.title.text
+
+
+def test_the_coin_on_the_page_is_the_libraries_coin(teacher, store, monkeypatch):
+    """Over many coins at ε = 1 the shown 'flipped' rate matches μ (binomial tolerance; seeds fixed)."""
+    import math
+    import random
+    import re
+
+    import dpexplore.ui.poll as poll_page
+
+    seeds = random.Random(0)
+    monkeypatch.setattr(poll_page.secrets, "randbits", seeds.getrandbits)
+    s = ClassPoll(query_string=f"join={teacher.poll.code}", store=store, render=False)
+    s.answer.value = "Yes"
+    flips, m = 0, 400
+    for _ in range(m):
+        s.answer.value = "Yes"
+        s.flip_coin()
+        u, mu = map(float, re.search(r"u = ([0-9.]+); .* μ = ([0-9.]+)", s._coin_html.value).groups())
+        flipped = "<b>flipped</b>" in s._coin_html.value
+        assert flipped == (s._coin["bit"] == 0)
+        if u != mu:  # both are shown to 4 decimals: equal when they agree to 4 decimals
+            assert flipped == (u < mu)
+        flips += flipped
+    mu = 1 / (math.e + 1)
+    assert abs(flips - m * mu) <= 4 * math.sqrt(m * mu * (1 - mu))
+
+
+@pytest.mark.parametrize("qs, message", [
+    ("join=<script>", "join code must be 6 characters"),
+    ("join=ABCDEF", "no poll with join code ABCDEF"),
+    ("join=" + "A" * 1500, "join code must be 6 characters"),
+    ("join=", "join code must be 6 characters"),
+])
+def test_bad_join_codes_show_a_message(store, qs, message):
+    s = ClassPoll(query_string=qs, store=store, render=False)
+    assert message in _errors(s)
+    assert "<script>" not in _errors(s)
+    assert s._join_row.layout.display is None  # a box to type the code instead
+    assert s._token is None
+
+
+def test_instructor_link_with_wrong_or_malformed_secret(teacher, store):
+    code = teacher.poll.code
+    for secret, message in [("x", "32 characters"), ("A" * 32, "does not match"), ("", "32 characters")]:
+        t = ClassPoll(query_string=f"poll={code}&secret={secret}", store=store, render=False)
+        assert message in _errors(t) and t.poll is None
+    again = ClassPoll(query_string=f"poll={code}&secret={teacher._secret}", store=store, render=False)
+    try:
+        assert again.poll.code == code and "Responses: 0" in again._tally_html.value
+    finally:
+        again.stop_watching()
+
+
+def test_create_errors_are_shown_in_the_page(store):
+    t = ClassPoll(query_string="", store=store, render=False)
+    t.question.value = "x" * 400
+    t._guard(t.create_poll)
+    assert "at most 300 characters" in _errors(t)
+    t.question.value = "ok?"
+    t.closes_in.value = 5
+    t._guard(t.create_poll)
+    try:
+        assert t.poll is not None and t.poll.closes_at is not None
+        t._guard(t.create_poll)
+        assert "already runs a poll" in _errors(t)
+    finally:
+        t.stop_watching()
+
+
+def test_long_query_is_not_read(store):
+    t = ClassPoll(query_string="join=ABCDEF&" + "x" * MAX_QUERY_CHARS, store=store, render=False)
+    assert "at most 2000 are read" in _errors(t) and t.mode == "instructor" and t.poll is None
+
+
+def test_binder_note(store, monkeypatch):
+    monkeypatch.setenv("BINDER_SERVICE_HOST", "10.0.0.1")
+    t = ClassPoll(query_string="", store=store, render=False)
+    assert any("shared server" in getattr(c, "value", "") for c in t.children)
+
+
+def test_closed_poll_refuses_new_students(teacher, store):
+    teacher.close_poll()
+    assert "closed" in teacher._tally_html.value
+    s = ClassPoll(query_string=f"join={teacher.poll.code}", store=store, render=False)
+    assert "is closed" in _errors(s)
+
+
+def test_an_unusable_poll_directory_is_reported_in_the_page(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(blocker))
+    t = ClassPoll(query_string="", render=False)
+    assert "poll database cannot be opened" in _errors(t)
+    t._guard(t.create_poll)
+    assert "no poll database" in _errors(t)
+    s = ClassPoll(query_string="join=ABCDEF", render=False)
+    assert "poll database cannot be opened" in _errors(s) and s._token is None

@@ -1,0 +1,262 @@
+"""The SQLite poll store: schema, privacy of what is stored, one answer per token, limits, expiry,
+secrets, hostile input, and many writer processes at once."""
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from dpexplore.classroom import store as store_mod
+from dpexplore.classroom.store import (
+    MAX_QUESTION_CHARS,
+    SCHEMA_VERSION,
+    AlreadyAnswered,
+    BadSecret,
+    PollClosed,
+    PollError,
+    PollLimitReached,
+    PollStore,
+    UnknownPoll,
+    check_join_code,
+    default_poll_dir,
+)
+
+
+class Clock:
+    def __init__(self, t=1_000_000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+@pytest.fixture
+def store(tmp_path):
+    return PollStore(tmp_path)
+
+
+def _rows(path, sql):
+    con = sqlite3.connect(path)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_schema_version_and_wal(store):
+    assert store.schema_version() == SCHEMA_VERSION
+    assert _rows(store.path, "PRAGMA journal_mode") == [("wal",)]
+    assert _rows(store.path, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+def test_a_database_of_another_schema_version_is_refused(tmp_path):
+    PollStore(tmp_path)
+    con = sqlite3.connect(tmp_path / "polls.sqlite3")
+    con.execute("UPDATE schema_version SET version = 99")
+    con.commit()
+    con.close()
+    with pytest.raises(RuntimeError, match="schema version 99"):
+        PollStore(tmp_path)
+
+
+def test_only_the_randomized_bit_and_a_timestamp_are_stored(store):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    bits = [1, 0, 0, 1, 1]
+    for b in bits:
+        store.submit(poll.code, store.issue_token(poll.code), b)
+    cols = [r[1] for r in _rows(store.path, "PRAGMA table_info(responses)")]
+    assert cols == ["id", "code", "token", "randomized_bit", "received_at"]
+    assert [r[1] for r in _rows(store.path, "PRAGMA table_info(tokens)")] == ["token", "code", "issued_at"]
+    assert [b for (b,) in _rows(store.path, "SELECT randomized_bit FROM responses ORDER BY id")] == bits
+    # the secret is not stored, only its hash
+    assert poll.secret.encode() not in store.path.read_bytes()
+    t = store.tally(poll.code, poll.secret)
+    assert (t.responses, t.yes, t.tokens) == (5, 3, 5)
+
+
+def test_one_answer_per_token_enforced_by_the_database(store):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    tok = store.issue_token(poll.code)
+    store.submit(poll.code, tok, 1)
+    with pytest.raises(AlreadyAnswered, match="already answered"):
+        store.submit(poll.code, tok, 0)
+    assert store.tally(poll.code, poll.secret).responses == 1
+    # the constraint itself is in the table: a raw second insert fails too
+    con = sqlite3.connect(store.path)
+    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+        con.execute("INSERT INTO responses (code, token, randomized_bit, received_at) VALUES (?, ?, 0, 0)",
+                    (poll.code, tok))
+    con.close()
+    # an unissued token, and a token of another poll, are refused
+    with pytest.raises(PollError, match="not issued for this poll"):
+        store.submit(poll.code, "A" * 32, 1)
+    other = store.create_poll("Other?", epsilon=1.0)
+    with pytest.raises(PollError, match="not issued for this poll"):
+        store.submit(other.code, store.issue_token(poll.code), 1)
+
+
+def test_a_new_page_view_gets_a_new_token_and_can_answer_again(store):
+    """What the README says a reload can do: a new page view is a new token (counted in the tally)."""
+    poll = store.create_poll("Q?", epsilon=1.0)
+    for _ in range(2):
+        store.submit(poll.code, store.issue_token(poll.code), 1)
+    t = store.tally(poll.code, poll.secret)
+    assert (t.responses, t.tokens) == (2, 2)
+
+
+@pytest.mark.parametrize("bad", [2, -1, 0.5, "1", None, True])
+def test_randomized_bit_must_be_0_or_1(store, bad):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    with pytest.raises(PollError, match="randomized_bit must be 0 or 1"):
+        store.submit(poll.code, store.issue_token(poll.code), bad)
+
+
+def test_question_and_epsilon_are_bounded(store):
+    with pytest.raises(PollError, match=f"at most {MAX_QUESTION_CHARS} characters; got {MAX_QUESTION_CHARS + 1}"):
+        store.create_poll("x" * (MAX_QUESTION_CHARS + 1), epsilon=1.0)
+    with pytest.raises(PollError, match="must not be empty"):
+        store.create_poll("   ", epsilon=1.0)
+    with pytest.raises(TypeError, match="question must be a string"):
+        store.create_poll(None, epsilon=1.0)
+    with pytest.raises(PollError, match=r"epsilon must be in \[0.05, 10\]; got 20.0"):
+        store.create_poll("Q?", epsilon=20.0)
+    with pytest.raises(ValueError, match="epsilon must be"):
+        store.create_poll("Q?", epsilon=-1)
+    with pytest.raises(ValueError, match="lifetime_hours"):
+        store.create_poll("Q?", epsilon=1.0, lifetime_hours=25)
+    assert store.create_poll("  two\n lines  ", epsilon=1.0).question == "two lines"
+
+
+def test_open_polls_responses_and_tokens_are_bounded(store, monkeypatch):
+    monkeypatch.setattr(store_mod, "MAX_OPEN_POLLS", 2)
+    monkeypatch.setattr(store_mod, "MAX_RESPONSES_PER_POLL", 2)
+    monkeypatch.setattr(store_mod, "MAX_TOKENS_PER_POLL", 3)
+    poll = store.create_poll("Q?", epsilon=1.0)
+    store.create_poll("Q2?", epsilon=1.0)
+    with pytest.raises(PollLimitReached, match="maximum is 2"):
+        store.create_poll("Q3?", epsilon=1.0)
+    toks = [store.issue_token(poll.code) for _ in range(3)]
+    with pytest.raises(PollLimitReached, match="maximum is 3"):
+        store.issue_token(poll.code)
+    store.submit(poll.code, toks[0], 1)
+    store.submit(poll.code, toks[1], 0)
+    with pytest.raises(PollLimitReached, match="the maximum"):
+        store.submit(poll.code, toks[2], 1)
+
+
+def test_polls_close_expire_and_are_deleted(tmp_path):
+    clock = Clock()
+    store = PollStore(tmp_path, clock=clock)
+    poll = store.create_poll("Q?", epsilon=1.0, closes_in_minutes=10, lifetime_hours=1)
+    tok = store.issue_token(poll.code)
+    late = store.issue_token(poll.code)
+    store.submit(poll.code, tok, 1)
+    clock.t += 11 * 60  # closed: no answers, the tally still readable
+    with pytest.raises(PollClosed, match="closed"):
+        store.submit(poll.code, late, 0)
+    with pytest.raises(PollClosed):
+        store.issue_token(poll.code)
+    assert store.tally(poll.code, poll.secret).info.is_open is False
+    clock.t += 3600  # expired: gone, with every row
+    assert store.purge_expired() == 1
+    with pytest.raises(UnknownPoll, match="no poll with join code"):
+        store.poll_info(poll.code)
+    for table in ("polls", "tokens", "responses"):
+        assert _rows(store.path, f"SELECT count(*) FROM {table}") == [(0,)]
+
+
+def test_instructor_close_and_delete(store):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    store.close_poll(poll.code, poll.secret)
+    with pytest.raises(PollClosed):
+        store.issue_token(poll.code)
+    store.delete_poll(poll.code, poll.secret)
+    with pytest.raises(UnknownPoll):
+        store.poll_info(poll.code)
+
+
+def test_the_tally_needs_the_secret(store):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    wrong = ("B" if poll.secret[0] != "B" else "C") + poll.secret[1:]
+    with pytest.raises(BadSecret, match="does not match"):
+        store.tally(poll.code, wrong)
+    with pytest.raises(BadSecret):
+        store.close_poll(poll.code, wrong)
+    with pytest.raises(PollError, match="32 characters"):
+        store.tally(poll.code, "short")
+    with pytest.raises(BadSecret):  # unknown code, well-formed secret: the same answer
+        store.tally("ABCDEF" if poll.code != "ABCDEF" else "ABCDEG", poll.secret)
+
+
+@pytest.mark.parametrize("code", ["", "ABC", "ABCDEFG", "ABCDE0", "ABCDE1", "ABC'; DROP TABLE polls; --",
+                                  "x" * 1_000_000, "ÄBCDEF", "ABC\x00EF"])
+def test_hostile_join_codes_are_refused_before_any_query(store, code, monkeypatch):
+    def no_db(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("database opened for a malformed code")
+
+    monkeypatch.setattr(store, "_connect", no_db)
+    with pytest.raises(PollError, match="join code must be 6 characters"):
+        store.poll_info(code)
+    with pytest.raises(PollError, match="join code must be 6 characters"):
+        store.issue_token(code)
+    with pytest.raises(PollError, match="join code must be 6 characters"):
+        store.submit(code, "A" * 32, 1)
+
+
+def test_join_code_type_and_normalisation():
+    assert check_join_code(" abcdef ") == "ABCDEF"
+    with pytest.raises(TypeError, match="join code must be a string"):
+        check_join_code(123456)
+
+
+def test_default_poll_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(tmp_path / "p"))
+    assert default_poll_dir() == tmp_path / "p"
+    monkeypatch.delenv("DPEXPLORE_POLL_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    assert default_poll_dir() == tmp_path / "c" / "dpexplore" / "polls"
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from dpexplore.classroom.store import PollStore, AlreadyAnswered
+    directory, code, n, shared = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    store = PollStore(directory)
+    print("ready", flush=True)
+    sys.stdin.readline()  # a barrier: every process is imported and connected before any writes
+    ok = dup = 0
+    try:
+        store.submit(code, shared, 1)   # every process races to answer with the same token
+        ok += 1
+    except AlreadyAnswered:
+        dup += 1
+    for i in range(n):
+        store.submit(code, store.issue_token(code), i % 2)
+    print(ok, dup)
+""")
+
+
+def test_many_writer_processes_at_once(store):
+    """8 processes start together (a barrier); each sends 40 answers (80 write transactions) and all race to use one
+    shared token: every answer lands, nothing fails with 'database is locked', exactly one shared answer."""
+    poll = store.create_poll("Q?", epsilon=1.0)
+    shared = store.issue_token(poll.code)
+    procs, n = 8, 40
+    cmd = [sys.executable, "-c", WRITER, str(store.directory), poll.code, str(n), shared]
+    ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+          for _ in range(procs)]
+    for p in ps:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()[-800:]
+    for p in ps:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [p.communicate(timeout=120) for p in ps]
+    assert all(p.returncode == 0 for p in ps), [o[1][-800:] for o in outs]
+    counts = [tuple(map(int, o[0].split())) for o in outs]
+    assert sum(c[0] for c in counts) == 1 and sum(c[1] for c in counts) == procs - 1
+    t = store.tally(poll.code, poll.secret)
+    assert t.responses == procs * n + 1
+    assert t.yes == procs * (n // 2) + 1
+    assert t.tokens == procs * n + 1
