@@ -169,6 +169,7 @@ class ClassPoll(Dashboard):
         self._tally: Tally | None = None
         self._token: str | None = None
         self._coin: dict[str, Any] | None = None
+        self._coin_seed: int | None = None  # one coin per page token: drawn at the first flip, never re-drawn
         self._refresh_lock = threading.RLock()
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -540,6 +541,7 @@ class ClassPoll(Dashboard):
             return
         self._clear_messages()
         self.poll, self._token = info, token
+        self._coin_seed = None
         self._join_row.layout.display = "none"
         d = poll_stats.deniability(info.epsilon)
         self._question_html.value = (
@@ -565,7 +567,9 @@ class ClassPoll(Dashboard):
         x = 1 if self.answer.value == "Yes" else 0
         eps = self.poll.epsilon
         mu = flip_probability(eps)
-        seed = secrets.randbits(64)  # fresh OS entropy for this one coin; shown below, never stored
+        if self._coin_seed is None:  # fresh OS entropy for this page's one coin; shown below, never stored
+            self._coin_seed = secrets.randbits(64)
+        seed = self._coin_seed  # pressing Flip again shows the same coin: no re-rolling until it agrees
         u = float(as_generator(seed).random(1)[0])  # the very draw randomized_response makes from this seed
         bit = int(randomized_response([x], eps, rng=seed).bits[0])
         if (bit != x) != (u < mu):  # pragma: no cover - guards the claim on the page
@@ -576,9 +580,9 @@ class ClassPoll(Dashboard):
             f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
             f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
             f"<b class='dpx-poll-report'>{said}</b>.</div>"
-            "<div style='color:#555;font-size:0.85em'>Each press draws a new coin. Your deniability rests on "
-            "sending the first coin: flipping again until the coin agrees with you makes your report your true "
-            "answer.</div>")
+            "<div style='color:#555;font-size:0.85em'>This page has one coin: pressing Flip again shows the same "
+            "coin, so nobody can re-roll until the report says what they want (that would make the report the "
+            "true answer and break its deniability).</div>")
         self.send_button.disabled = False
         self._clear_messages()
 

@@ -81,6 +81,7 @@ def test_the_coin_on_the_page_is_the_libraries_coin(teacher, store, monkeypatch)
     flips, m = 0, 400
     for _ in range(m):
         s.answer.value = "Yes"
+        s._coin_seed = None  # as on a new page view: one coin per page
         s.flip_coin()
         u, mu = map(float, re.search(r"u = ([0-9.]+); .* μ = ([0-9.]+)", s._coin_html.value).groups())
         flipped = "<b>flipped</b>" in s._coin_html.value
@@ -162,3 +163,17 @@ def test_an_unusable_poll_directory_is_reported_in_the_page(tmp_path, monkeypatc
     assert "no poll database" in _errors(t)
     s = ClassPoll(query_string="join=ABCDEF", render=False)
     assert "poll database cannot be opened" in _errors(s) and s._token is None
+
+
+def test_one_coin_per_page_pressing_flip_again_shows_the_same_coin(teacher, store):
+    """Re-rolling until the report agrees with the true answer would make the report the truth."""
+    s = ClassPoll(query_string=f"join={teacher.poll.code}", store=store, render=False)
+    s.answer.value = "Yes"
+    s.flip_coin()
+    first = (s._coin["bit"], s._coin_html.value)
+    for _ in range(20):
+        s.flip_coin()
+        assert (s._coin["bit"], s._coin_html.value) == first
+    s.answer.value = "No"  # the same coin applied to the other answer gives the other report
+    s.flip_coin()
+    assert s._coin["bit"] == 1 - first[0]
