@@ -58,3 +58,14 @@ def test_notebooks_saved_without_outputs():
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 assert not cell.get("outputs"), f"{path.name}: save notebooks without outputs"
+
+
+def test_every_dashboard_notebook_opens_on_its_dashboard():
+    """A student's first screen: a short lead, then the dashboard; the guide follows it (issue 18)."""
+    for path in NOTEBOOKS:
+        if path.name == "00_index.ipynb":
+            continue
+        cells = nbformat.read(path, as_version=4).cells
+        assert cells[0].cell_type == "markdown" and len(cells[0].source) < 700, path.name
+        assert cells[1].cell_type == "code" and "dpexplore.ui" in cells[1].source, path.name
+        assert any(c.cell_type == "markdown" and c.source.startswith("# Guide") for c in cells[2:]), path.name
