@@ -237,7 +237,7 @@ class Dashboard(widgets.VBox):
         for key, text in parse_qsl(qs, keep_blank_values=True):
             if key.startswith("voila"):
                 continue
-            if key in PAGE_OPTIONS:
+            if key in PAGE_OPTIONS and key not in self._controls:
                 page_options[key] = text
                 continue
             ctl = self._controls.get(key)

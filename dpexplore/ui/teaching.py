@@ -638,7 +638,7 @@ class TeachingBox(widgets.VBox):
         self._reveal["head"] = (f"You predicted <b>{html.escape(choice)}</b>. {verdict} "
                                 f"{html.escape(q['explanation'])}")
         self.q_result.value = self._reveal_html()
-        self.dashboard.set_params(**q["settings"], **q["change"])
+        self.dashboard.set_params(**{**q["settings"], **q["change"]})
 
     @staticmethod
     def _check_key(c: Mapping[str, Any]) -> str:
