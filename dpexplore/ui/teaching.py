@@ -178,7 +178,8 @@ def _validate_check(where: str, chk: Any, panels: set[str], errors: list[str]) -
         return None
     bad = sorted(set(chk) - _CHECK_FIELDS)
     if bad:
-        errors.append(f"{where}: unknown field(s) {', '.join(map(repr, bad))} (allowed: {', '.join(sorted(_CHECK_FIELDS))})")
+        errors.append(f"{where}: unknown field(s) {', '.join(map(repr, bad))} "
+                      f"(allowed: {', '.join(sorted(_CHECK_FIELDS))})")
         return None
     if chk.get("panel") not in panels:
         errors.append(f"{where}.panel: must be one of {sorted(panels)}; got {chk.get('panel')!r}")
@@ -239,14 +240,16 @@ def validate_lessons(data: Any, dashboard_classes: Mapping[str, type]) -> tuple[
         cls = dashboard_classes.get(cls_name)
         if cls is None:
             if len(dashboard_classes) > 1:  # a single-class check (a page) ignores the other dashboards
-                errors.append(f"lessons file: {cls_name!r} is not a dashboard class (known: {', '.join(dashboard_classes)})")
+                errors.append(f"lessons file: {cls_name!r} is not a dashboard class "
+                              f"(known: {', '.join(dashboard_classes)})")
             continue
         if not isinstance(entry, dict):
             errors.append(f"{cls_name}: must be an object with 'presets' and/or 'questions'")
             continue
         extra = sorted(set(entry) - {"presets", "questions"})
         if extra:
-            errors.append(f"{cls_name}: unknown field(s) {', '.join(map(repr, extra))} (allowed: 'presets', 'questions')")
+            errors.append(f"{cls_name}: unknown field(s) {', '.join(map(repr, extra))} "
+                          "(allowed: 'presets', 'questions')")
         controls = {c.name: c for c in cls.controls}
         panels = {p.name for p in cls.panels}
         presets: dict[str, dict] = {}
@@ -284,7 +287,8 @@ def validate_lessons(data: Any, dashboard_classes: Mapping[str, type]) -> tuple[
                 errors.append(f"{where}: a second question with this id (ids must be unique)")
                 ok = False
             choices = q["choices"]
-            if len(choices) < 2 or not all(isinstance(c, str) and c for c in choices) or len(set(choices)) < len(choices):
+            if (len(choices) < 2 or not all(isinstance(c, str) and c for c in choices)
+                    or len(set(choices)) < len(choices)):
                 errors.append(f"{where}.choices: must be a list of at least 2 different non-empty strings")
                 ok = False
             elif q["answer"] not in choices:
@@ -545,8 +549,8 @@ class TeachingBox(widgets.VBox):
         self.q_next.add_class("dpx-q-next")
         self.q_result = widgets.HTML()
         self.q_result.add_class("dpx-q-result")
-        self.q_choices.observe(lambda ch: setattr(self.q_commit, "disabled", ch["new"] is None or self._reveal is not None),
-                               names="value")
+        self.q_choices.observe(
+            lambda ch: setattr(self.q_commit, "disabled", ch["new"] is None or self._reveal is not None), names="value")
         self.q_commit.on_click(lambda _: self._guard(self.commit))
         self.q_next.on_click(lambda _: self._guard(lambda: self.start_question(self._qindex + 1)))
         self.predict_box = widgets.VBox([self.q_text, self.q_choices, widgets.HBox([self.q_commit, self.q_next]),
@@ -605,7 +609,8 @@ class TeachingBox(widgets.VBox):
         self.q_text.value = (
             f"<div class='dpx-question'><b>Question {self._qindex + 1} of {len(self.questions)}.</b> "
             f"{html.escape(q['question'])}"
-            + (f"<div style='color:#555;font-size:0.9em'>Starting point: {html.escape(settings)}.</div>" if settings else "")
+            + (f"<div style='color:#555;font-size:0.9em'>Starting point: {html.escape(settings)}.</div>"
+               if settings else "")
             + "<div style='font-size:0.9em'>Commit to an answer first: the plot changes only after you do.</div></div>")
         self.q_choices.options = list(q["choices"])
         self.q_choices.value = None
@@ -714,7 +719,8 @@ class TeachingBox(widgets.VBox):
                                  + d.experiment_code() + d.reproduce(params))
 
 
-def measure_question(dashboard, question: Mapping[str, Any], *, seed: int | None = None) -> list[tuple[dict, float, float]]:
+def measure_question(dashboard, question: Mapping[str, Any], *,
+                     seed: int | None = None) -> list[tuple[dict, float, float]]:
     """Compute each check of ``question`` before and after its change (only the panels the checks use).
 
     Uses the dashboard's current values, the question's ``settings`` (and ``seed`` if given), then the same
