@@ -90,8 +90,8 @@ def load_lessons(path: str | os.PathLike | None = None) -> dict[str, Any]:
     >>> try:
     ...     load_lessons(p)
     ... except LessonError as e:
-    ...     print(str(e)[:40])
-    lessons.json is not valid JSON (line 1, c
+    ...     print(e)
+    lessons.json is not valid JSON (line 1, column 17: Expecting value)
     """
     p = Path(default_lessons_path() if path is None else path)
     if not p.is_file():
@@ -504,6 +504,8 @@ class TeachingBox(widgets.VBox):
         self._csv: dict[str, widgets.HTML] = {}
         self._drawn: dict[str, tuple[dict, dict, Any]] = {}  # panel -> (params, results, figure) of its last draw
         self._reveal: dict[str, Any] | None = None
+        self._draws = 0  # panel draws so far; a reveal waits for a draw of its panels after the commit
+        self._panel_draws: dict[str, int] = {}
         self._qindex = 0
         self._build()
 
@@ -525,7 +527,7 @@ class TeachingBox(widgets.VBox):
         self.preset_select = widgets.Dropdown(
             options=[("— choose a lesson —", "")] + [(p["title"], n) for n, p in self.presets.items()],
             value=self.preset or "", description="Lesson preset", style={"description_width": "initial"},
-            layout=widgets.Layout(width="auto", min_width="22em"))
+            layout=widgets.Layout(width="30em"))
         self.preset_select.add_class("dpx-preset")
         self.preset_note = widgets.HTML(self._preset_note_html())
         self.preset_select.observe(self._on_preset, names="value")
@@ -642,6 +644,7 @@ class TeachingBox(widgets.VBox):
                    f"<b style='color:#a04000'>Not quite</b> — the answer is <b>{html.escape(q['answer'])}</b>.")
         self._reveal["head"] = (f"You predicted <b>{html.escape(choice)}</b>. {verdict} "
                                 f"{html.escape(q['explanation'])}")
+        self._reveal["generation"] = self._draws
         self.q_result.value = self._reveal_html()
         self.dashboard.set_params(**{**q["settings"], **q["change"]})
 
@@ -663,6 +666,11 @@ class TeachingBox(widgets.VBox):
         r = self._reveal
         q = r["question"]
         after_settings = {**q["settings"], **q["change"]}
+        waiting = [c["panel"] for c in q["check"] if self._panel_draws.get(c["panel"], -1) <= r["generation"]
+                   or any(self._drawn[c["panel"]][0].get(k) != v for k, v in after_settings.items())]
+        if waiting:  # the verdict comes once the plot shows the change
+            return (f"<div class='dpx-reveal-wait' style='{_NOTE_STYLE}'>You predicted <b>{html.escape(r['choice'])}"
+                    "</b>. Applying the change: the plot is redrawing …</div>")
         lines = []
         for c in q["check"]:
             key = self._check_key(c)
@@ -673,9 +681,8 @@ class TeachingBox(widgets.VBox):
                     r["after"][key] = a
             name = c.get("series", c.get("trace"))
             if b is None or a is None:
-                lines.append(f"{html.escape(name)}: " + ("redrawing …" if a is None and b is not None else
-                                                         "not measured here (the starting point was not drawn)"
-                                                         if b is None else ""))
+                lines.append(f"{html.escape(name)}: " + ("not measured here (the starting point was not drawn)"
+                                                         if b is None else "could not be measured after the change"))
                 continue
             got = direction(b, a)
             mark = "✓ as stated" if got == c["expect"] else "✗ this seed went the other way (noise: try more trials)"
@@ -699,6 +706,8 @@ class TeachingBox(widgets.VBox):
         d = self.dashboard
         results = dict(d.results.get(name, {}))
         self._drawn[name] = (dict(params), results, d.figures.get(name))
+        self._draws += 1
+        self._panel_draws[name] = self._draws
         w = self._csv.get(name)
         if w is not None:
             title = next((p.title for p in d.panels if p.name == name), name)

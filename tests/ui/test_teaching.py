@@ -252,9 +252,17 @@ def test_predict_mode_asks_first_then_applies_the_change_and_reveals(tiny_lesson
 
 
 def test_predict_in_background_mode_reveals_once_the_panel_is_drawn(tiny_lessons):
+    import threading
+
     d = Tiny(query_string="mode=predict", background=True)
     assert d.wait()
+    go = threading.Event()
+    figure = d.figure
+    d.figure = lambda panel, p: (go.wait(30), figure(panel, p))[1]
     d.teaching.commit("up")
+    text = d.teaching.q_result.value
+    assert "the plot is redrawing" in text and "Right." not in text  # no verdict before the plot shows the change
+    go.set()
     assert d.wait()
     assert "Right." in d.teaching.q_result.value and "✓ as stated" in d.teaching.q_result.value
 
