@@ -85,6 +85,7 @@ def test_csv_link_holds_the_results_csv_and_copy_puts_link_and_snippet_on_the_cl
 
     def check(page, res):
         link = page.locator(".dpx-csv-tail a.dpx-csv").first
+        link.wait_for(timeout=120_000)  # panels fill in one by one; the page may settle between two
         href = link.get_attribute("href")
         assert href.startswith("data:text/csv;base64,"), href[:60]
         text = base64.b64decode(href.split(",", 1)[1]).decode("utf-8")
@@ -104,6 +105,28 @@ def test_csv_link_holds_the_results_csv_and_copy_puts_link_and_snippet_on_the_cl
         assert "large_error_probability(" in copied and "rng=5" in copied, copied[:600]
         res.timings["copy_status"] = status  # type: ignore[assignment]
 
-    res = check_page(browser, f"{server.url}/voila/render/{NB}?seed=5", min_plots=1, pre_actions=check)
+    res = check_page(browser, f"{server.url}/voila/render/{NB}?seed=5", min_plots=1, pre_actions=check,
+                     screenshot=str(SHOTS / "teaching-csv.png"))
     print(res.timings)
     assert not res.failures, (res.failures, server.log()[-3000:])
+
+
+def test_a_bad_lessons_file_gives_one_clear_message_and_the_dashboard_works(browser, tmp_path):
+    bad = tmp_path / "lessons.json"
+    bad.write_text('{"dashboards": {"ShuffleAsymptoticsDashboard": {"presets": [{"name": "x", "title": "X", '
+                   '"note": "", "values": {"n": 5, "epsilon0": 2.0}}], "questions": [{"id": "q"}]}}}')
+    env = {**os.environ, "DPEXPLORE_LESSONS": str(bad)}
+
+    def check(page, res):
+        box = page.locator(".dpx-lesson-problem")
+        assert box.count() == 1
+        text = box.inner_text()
+        assert "ShuffleAsymptoticsDashboard, preset 'x', values.n: must be an integer in [10, 1000000]; got 5" in text
+        assert "question 'q': missing field 'question'" in text, text
+        assert "preset=x ignored" in text, text
+        assert float(page.locator(".dpx-ctl-n .widget-readout").inner_text().replace(",", "")) == 10000
+
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, env=env) as srv:
+        res = check_page(browser, f"{srv.url}/voila/render/04_shuffle_asymptotics.ipynb?preset=x", min_plots=1,
+                         move_slider=True, pre_actions=check)
+        assert not res.failures, (res.failures, srv.log()[-3000:])
