@@ -493,6 +493,10 @@ class TeachingBox(widgets.VBox):
         mine = lessons.get(self.cls_name, {"presets": {}, "questions": []})
         self.presets: dict[str, dict] = mine["presets"]
         self.questions: list[dict] = mine["questions"]
+        if self.predict_mode and not self.questions:
+            self.problems.append("URL parameter mode=predict ignored: the lessons file has no questions for "
+                                 f"{self.cls_name}")
+            self.predict_mode = False
         self.preset: str | None = None
         wanted = options.get("preset")
         if wanted is not None:

@@ -298,3 +298,12 @@ def test_copy_widget_carries_the_views_query_and_snippet(tiny_lessons):
 def test_teaching_box_sits_right_after_the_header(tiny_lessons):
     d = Tiny(query_string="")
     assert d.children[1] is d.teaching
+
+
+def test_predict_mode_without_questions_says_so(tmp_path, monkeypatch):
+    path = tmp_path / "lessons.json"
+    path.write_text(json.dumps({"dashboards": {"Tiny": {"presets": TINY_LESSONS["dashboards"]["Tiny"]["presets"]}}}))
+    monkeypatch.setenv("DPEXPLORE_LESSONS", str(path))
+    d = Tiny(query_string="mode=predict")
+    assert "mode=predict ignored: the lessons file has no questions for Tiny" in d.teaching.problem_box.value
+    assert d.teaching.predict_box.layout.display == "none" and set(d.figures) == {"err", "info"}
