@@ -42,7 +42,7 @@ def test_predict_mode_asks_then_reveals(server, browser):
         box = page.locator(".dpx-predict")
         assert box.is_visible(), "predict box hidden in ?mode=predict"
         text = box.inner_text()
-        assert "Question 1 of 2" in text and "Double ε (3 → 6)" in text, text
+        assert "Question 1 of 3" in text and "Double ε (3 → 6)" in text, text
         assert page.locator(".dpx-reveal").count() == 0
         before = page.evaluate(JS_PLOT_SIG)
         page.locator(".dpx-q-choices label", has_text="goes down").click()
