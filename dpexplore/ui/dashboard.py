@@ -41,6 +41,7 @@ from dpexplore.core.experiment import experiment_progress
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
+from .teaching import PAGE_OPTIONS, TeachingBox
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
 
@@ -239,8 +240,13 @@ class Dashboard(widgets.VBox):
 
         values = {c.name: c.default for c in self.controls}
         qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
+        page_options: dict[str, str] = {}  # ?mode=predict, ?preset=name (dpexplore.ui.teaching)
+        explicit: set[str] = set()
         for key, text in parse_qsl(qs, keep_blank_values=True):
             if key.startswith("voila"):
+                continue
+            if key in PAGE_OPTIONS and key not in self._controls:
+                page_options[key] = text
                 continue
             ctl = self._controls.get(key)
             if ctl is None:
@@ -251,8 +257,12 @@ class Dashboard(widgets.VBox):
                 continue
             try:
                 values[key] = ctl.parse(text)
+                explicit.add(key)
             except ValueError as exc:
                 self.messages.append(html.escape(str(exc)))
+        explicit.update(overrides)
+        self.teaching = TeachingBox(self, page_options)  # a preset applies first; explicit values override it
+        values.update({k: v for k, v in self.teaching.initial_values().items() if k not in explicit})
         for key, val in overrides.items():
             ctl = self._controls.get(key)
             if ctl is None:
@@ -292,7 +302,8 @@ class Dashboard(widgets.VBox):
             head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
             if p.caption:
                 head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{tex_to_html(p.caption)}</div>"
-            panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name]]))
+            panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name],
+                                             self.teaching.csv_widget(p.name)]))
         footer = widgets.HTML(self._footer_html())
         self.audit_panel: AuditPanel | None = None
         audit_box = []
@@ -305,7 +316,7 @@ class Dashboard(widgets.VBox):
                 runs_note=lambda runs: self.audit_runs_note(self.params(), runs))
             audit_box = [widgets.VBox([widgets.HTML(
                 "<h3 style='margin:0.8em 0 0.1em 0'>Audit: is the claimed ε true?</h3>"), self.audit_panel])]
-        self.children = [header, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
+        self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
                          snippet_box, footer]
         self.refresh()
         self._guard_widgets()
@@ -643,12 +654,14 @@ class Dashboard(widgets.VBox):
             self.timings[name] = time.perf_counter() - t0
             self.figures[name] = fig
             self._show(name, fig)
+            self.teaching.panel_drawn(name, params)
             self._outputs[name].remove_class("dpx-stale")
             drawn.append(name)
         elapsed = time.perf_counter() - total
         self._message_box.value = self._messages_html()
         self.messages = []
         self._snippet.value = self._snippet_html(params)
+        self.teaching.view_changed(params)
         if getattr(self, "audit_panel", None) is not None:
             self.audit_panel.update_note()
         detail = ", ".join(f"{self._panel(n).title} {self.timings[n]:.2f} s" for n in drawn)
