@@ -70,6 +70,31 @@ _STALE_CSS = (
 )
 
 
+def _collapsible(text: str, *, keep: int = 260) -> str:
+    """A long caption as its first sentence, with the rest behind a "more" disclosure (the first screen
+    stays for the controls and the plot; nothing is lost).
+
+    Examples
+    --------
+    >>> _collapsible("Short.")
+    'Short.'
+    >>> "<details" in _collapsible("First sentence here is long enough. " + "More words. " * 40)
+    True
+    """
+    if len(text) <= keep:
+        return text
+    cut = -1
+    for i in range(60, len(text) - 1):  # the first sentence end outside an HTML tag
+        if text[i] in ".:" and text[i + 1] == " " and text.count("<", 0, i) == text.count(">", 0, i) \
+                and text.count("<b>", 0, i) == text.count("</b>", 0, i):
+            cut = i + 1
+            break
+    if cut < 0 or cut > keep:
+        return text
+    return (f"<details><summary style='cursor:pointer'>{text[:cut]} <span style='color:#0072B2'>more…</span>"
+            f"</summary>{text[cut:]}</details>")
+
+
 def approx_nbytes(value: Any, _depth: int = 0) -> int:
     """Bytes held by the arrays inside ``value`` (numpy arrays, scipy.sparse matrices, and containers,
     dataclasses and objects holding them), plus a small constant per object.
@@ -289,7 +314,8 @@ class Dashboard(widgets.VBox):
 
         header = widgets.HTML(
             f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{tex_to_html(html.escape(self.title))}</h2>"
-            + (f"<p style='margin:0.2em 0 0.6em 0;max-width:60em'>{tex_to_html(self.intro)}</p>" if self.intro else "")
+            + (f"<div style='margin:0.2em 0 0.6em 0;max-width:60em;line-height:1.45'>"
+               f"{_collapsible(tex_to_html(self.intro))}</div>" if self.intro else "")
         )
         controls_box = widgets.GridBox(
             list(self.widgets.values()),
@@ -301,7 +327,8 @@ class Dashboard(widgets.VBox):
         for p in self.panels:
             head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
             if p.caption:
-                head += f"<div style='color:#444;max-width:60em;margin-bottom:0.2em'>{tex_to_html(p.caption)}</div>"
+                head += (f"<div style='color:#444;max-width:60em;margin-bottom:0.2em;line-height:1.45'>"
+                         f"{_collapsible(tex_to_html(p.caption))}</div>")
             panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name],
                                              self.teaching.csv_widget(p.name)]))
         footer = widgets.HTML(self._footer_html())

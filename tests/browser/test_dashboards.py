@@ -156,9 +156,10 @@ JS_FIRST_SCREEN = """() => {
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     for (const t of (gd._fullData || [])) {
       if (t.showlegend === false || t.visible === false || !t.name || !gd._fullLayout.showlegend) continue;
-      const ys = t.y || t.x;
-      if (ys && !Array.from(ys).some(v => v !== null && v !== undefined && Number.isFinite(+v)))
-        out.problems.push('legend entry without a curve: ' + t.name);
+      const fin = (a) => !!a && Array.from(a).some(v => v !== null && v !== '' && Number.isFinite(+v));
+      const cat = (a) => !!a && Array.from(a).some(v => typeof v === 'string' && v !== '' && !Number.isFinite(+v));
+      const drawn = fin(t.y) || (cat(t.y) && fin(t.x)) || (!t.y && fin(t.x));
+      if ((t.x || t.y) && !drawn) out.problems.push('legend entry without a curve: ' + t.name);
     }
   }
   for (const sel of document.querySelectorAll('.widget-dropdown select')) {
