@@ -28,21 +28,28 @@ What is computed, and why it is (an upper bound on) the maximum
    v = 1/d (x = number of 1s; target 1 vs 0; the target's reports outside {0, 1} have the same
    mass under both and are separated from these cells once C is known, so they add nothing).
    This is the clone reduction of Feldman, McMillan & Talwar (2023, their pair for binary RR),
-   derived here for k-RR (for k = 2 it is exactly their FMT23 pair). The variation-ratio analysis
-   of Wang et al. (2023, "Privacy amplification via shuffling: unified, simplified, and
-   tightened") refines this kind of reduction; it is *not* implemented here and we did not compare
-   against it. Because adding an independent clone is post-processing, δ_C is non-increasing in
+   derived here for k-RR (for k = 2 it is exactly their FMT23 pair, and Wang et al.'s
+   variation-ratio pair). Because adding an independent clone is post-processing, δ_C is non-increasing in
    C, so sums over blocks of C bracket the expectation rigorously: δ ≤ Σ_blocks P(block)·δ_{first C}
    (upper) and ≥ Σ P(block)·δ_{next block's first C} (lower), with the binomial mass outside
    mean ± 12 sd added to the upper value. O(number of blocks) per ε, i.e. O(1)–O(√n).
 3. **FMT21 clone pair** (Feldman, McMillan & Talwar 2021): bounds every ε0-LDP randomizer and
    every data set; evaluated with the same block bracket. For large k and small ε0 it is tighter
    than the k-RR clone pair (16-RR, ε0 = 0.5), so the certified value is the smaller of the two.
-4. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+4. **Privacy blanket, Bennett bound** (Balle, Bell, Gascón & Nissim 2019;
+   :func:`dpexplore.shuffle.blanket_delta`): every data set; used for k ≥ 3, where it can beat
+   both clone pairs (it does not reveal how many blanket reports fell on the target's symbols).
+5. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+
+Not used: Wang et al.'s variation-ratio bound (2023). For binary RR it coincides with the FMT23
+clone pair (item 2). For k-RR with k ≥ 3 it evaluates to the merged third-symbol pair — a lower
+value of one actual pair — and brute force over all data sets finds pairs above it at small n
+(:func:`dpexplore.shuffle.variation_ratio_delta`), so it is not a certified worst-case bound.
 
 :func:`worst_case_epsilon` returns the exhaustive maximum where the enumeration is affordable
 (``exhaustive=True``: lower = upper = the worst case) and otherwise the certified upper bound
-min(dominating pair, FMT21 pair, ε0) together with a *lower* end: the largest exact ε of the named pairs it
+min(dominating pair, FMT21 pair, blanket Bennett bound (k ≥ 3), ε0) together with a *lower*
+end: the largest exact ε of the named pairs it
 evaluated (canonical pair, a few k > 0, the third-symbol pair where the grid is small). The true
 worst case lies in [lower, epsilon]; ``epsilon`` is never below it.
 """
@@ -100,7 +107,8 @@ class WorstCaseEpsilon:
     pair : str
         The configuration attaining ``lower``.
     method : str
-        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "trivial ε0").
+        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "FMT21 clone pair",
+        "privacy blanket (BBGN19 Bennett bound)", "trivial ε0").
     dominating_upper, dominating_lower : float
         The dominating-pair ε (upper) and its discretisation's lower end (NaN if not computed).
     """
@@ -551,6 +559,17 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
             up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False)
             if up21 < eps:
                 eps, method = up21, "FMT21 clone pair (block upper end)"
+        # BBGN19's privacy-blanket Bennett bound holds for every data set too; for k ≥ 3 it does not tell
+        # the adversary how many blanket reports hit the target's two symbols and can beat both clone pairs
+        # (4-RR, ε0 = 1, n = 10⁵); for k = 2 the dominating pair is the exact value of what it bounds
+        if R.inputs >= 3:
+            from .bounds import _blanket_bennett_delta, _smallest_feasible_epsilon
+
+            kk = R.krr[1]
+            if _blanket_bennett_delta(e_loc, n, kk, np.array([eps]))[0] <= delta:
+                ub = _smallest_feasible_epsilon(lambda x: _blanket_bennett_delta(e_loc, n, kk, x), e_loc, delta)
+                if ub < eps:
+                    eps, method = ub, "privacy blanket (BBGN19 Bennett bound)"
     if lower < 0:
         lower, arg = 0.0, ("none evaluated exactly at this n" if want_lower else "not computed (lower=False)")
     if lower > eps * (1 + 1e-6) + 1e-9:  # a named pair above a certified bound: a bug, never hide it
@@ -608,6 +627,10 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
         up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
                            _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
                        for e in eps])
+        if R.inputs >= 3:  # BBGN19 Bennett bound (every data set; see worst_case_epsilon)
+            from .bounds import _blanket_bennett_delta
+
+            up = np.minimum(up, _blanket_bennett_delta(e_loc, n, R.krr[1], eps))
     else:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)
