@@ -607,7 +607,8 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
 
     Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
-    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair) at each ε (0 for ε ≥ ε0,
+    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair, and for k ≥ 3 the blanket
+    Bennett bound) at each ε (0 for ε ≥ ε0,
     the trivial bound; 1 for a custom randomizer), lower = the largest exact δ of the named pairs
     (canonical, third symbol); ``lower=False`` skips it (zeros) where not exhaustive.
 

@@ -158,3 +158,19 @@ def test_variation_ratio_below_worst_case_for_krr_at_small_n(e0, k, n, delta):
     vr = variation_ratio_epsilon(e0, n, delta, k=k)
     assert w.exhaustive and vr < w.epsilon - 0.05
     assert vr == pytest.approx(third_symbol_epsilon(R, n, delta), rel=1e-5)  # the merged third-symbol pair
+
+
+@pytest.mark.parametrize("fn,args,kw,name", [
+    (blanket_delta, (-1.0, 1000, 0.1), {}, "epsilon0"),
+    (blanket_delta, (1.0, 1, 0.1), {}, "n"),
+    (blanket_delta, (1.0, 1000, -0.1), {}, "epsilon"),
+    (blanket_delta, (1.0, 1000, 0.1), {"k": 1}, "k"),
+    (blanket_delta, (800.0, 1000, 0.1), {}, "epsilon0"),
+    (blanket_epsilon, (1.0, 1000, 1e-6), {"method": "hoeffding"}, "method"),
+    (variation_ratio_delta, (1.0, 1000, 0.1), {"k": 0}, "k"),
+    (variation_ratio_delta, (1.0, 10**10, 0.1), {}, "n"),
+    (variation_ratio_epsilon, (1.0, 1000, 2.0), {}, "delta"),
+])
+def test_bad_inputs_name_the_parameter(fn, args, kw, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        fn(*args, **kw)
