@@ -174,3 +174,15 @@ def test_variation_ratio_below_worst_case_for_krr_at_small_n(e0, k, n, delta):
 def test_bad_inputs_name_the_parameter(fn, args, kw, name):
     with pytest.raises((ValueError, TypeError), match=name):
         fn(*args, **kw)
+
+
+@pytest.mark.parametrize("e0,k", [(1.0, 3), (2.0, 3), (4.0, 3), (1.0, 4), (4.0, 8)])
+def test_bennett_above_named_exact_pairs_at_moderate_n(e0, k):
+    """Beyond brute force: the canonical and third-symbol pairs are actual pairs, so a bound must be above them."""
+    from dpexplore.shuffle.exact import shuffled_pair
+
+    R = k_rr(e0, k)
+    for n, delta in ((200, 1e-4), (1000, 1e-6)):
+        b = blanket_epsilon(e0, n, delta, k=k, method="bennett")
+        assert b >= shuffled_pair(R, n).epsilon(delta)
+        assert b >= third_symbol_epsilon(R, n, delta)
