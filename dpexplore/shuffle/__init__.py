@@ -7,7 +7,8 @@ shuffler releases only the histogram. This package computes
 * exact finite-n laws, privacy curves δ(ε)/ε(δ), JSD and trade-off curves — :mod:`.exact`;
 * the asymptotics (JSD ≈ I_π/(8n), GDP μ_n = √(I_π/n), multi-message μ, Chernoff bounds, the
   Poisson boundary regime) — :mod:`.asymptotics`;
-* published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket) — :mod:`.bounds`;
+* published worst-case comparison bounds (FMT 2021/2023 clones, privacy blanket closed form and
+  Bennett bound; Wang et al.'s variation ratio, evaluated but not certified for k ≥ 3) — :mod:`.bounds`;
 * the worst case over all neighbouring data sets (exhaustive enumeration, the dominating clone
   pair, the trivial ε0) — :mod:`.worst`;
 * privacy-profile export (CSV/JSON) and T-round composition by ``dp_accounting`` — :mod:`.profile`;
@@ -29,7 +30,16 @@ from .asymptotics import (
     poisson_lambda,
     tradeoff_gdp,
 )
-from .bounds import blanket_epsilon, fmt21_epsilon, fmt_delta, fmt_epsilon, fmt_epsilon_bracket
+from .bounds import (
+    blanket_delta,
+    blanket_epsilon,
+    fmt21_epsilon,
+    fmt_delta,
+    fmt_epsilon,
+    fmt_epsilon_bracket,
+    variation_ratio_delta,
+    variation_ratio_epsilon,
+)
 from .constants import (
     chi_square,
     fisher_constant,
@@ -93,6 +103,9 @@ __all__ = [
     "affordable_epsilon0",
     "binary_rr",
     "blanket_epsilon",
+    "blanket_delta",
+    "variation_ratio_delta",
+    "variation_ratio_epsilon",
     "chernoff_delta",
     "chernoff_epsilon",
     "chi_square",

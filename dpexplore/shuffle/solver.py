@@ -35,6 +35,7 @@ ACCOUNTINGS = {
     "fmt23_numerical": ("FMT23 clones, numerical", "bound"),
     "fmt21_closed_form": ("FMT21 closed form", "bound"),
     "blanket": ("privacy blanket (BBGN19 closed form)", "bound"),
+    "blanket_bennett": ("privacy blanket (BBGN19 Bennett numerical)", "bound"),
 }
 
 
@@ -86,6 +87,8 @@ def _shuffled_epsilon_raw(epsilon0: float, n: int, delta: float, *, accounting: 
         return A.chernoff_epsilon(R, n, delta)
     if accounting == "blanket":
         return B.blanket_epsilon(epsilon0, n, delta, k=k)
+    if accounting == "blanket_bennett":
+        return B.blanket_epsilon(epsilon0, n, delta, k=k, method="bennett")
     if accounting == "fmt21_closed_form":
         return B.fmt21_epsilon(epsilon0, n, delta)
     return B.fmt_epsilon(epsilon0, n, delta, variant=accounting[:5])
@@ -145,8 +148,8 @@ def affordable_epsilon0(epsilon: float, delta: float, n: int, *, accounting: str
 
     Each accounting is monotone in ε0. For the curve-based accountings (exact, GDP, Chernoff,
     FMT clone pairs) "ε(δ) ≤ target" is checked as "δ(target) ≤ δ" (δ(ε) is non-increasing), so
-    one root search on log δ_target(ε0) = log δ suffices; the closed forms are inverted by
-    bisection.
+    one root search on log δ_target(ε0) = log δ suffices; the closed forms and the blanket
+    Bennett bound (whose ε is a grid-located root) are inverted by bisection.
 
     Examples
     --------
@@ -165,7 +168,7 @@ def affordable_epsilon0(epsilon: float, delta: float, n: int, *, accounting: str
     if accounting == "fmt23_numerical" and k > 2:
         return AffordableEpsilon0(accounting, math.nan, math.nan, math.nan, "FMT23 pair is for binary RR")
 
-    if accounting in ("fmt21_closed_form", "blanket"):
+    if accounting in ("fmt21_closed_form", "blanket", "blanket_bennett"):
         def g(e0: float) -> float:  # > 0: fails the target
             val = shuffled_epsilon(e0, n, delta, accounting=accounting, k=k)
             return 1.0 if math.isnan(val) or val > eps else -1.0
@@ -184,7 +187,7 @@ def affordable_epsilon0(epsilon: float, delta: float, n: int, *, accounting: str
         if accounting == "blanket":
             why = "blanket bound is stated only for ε ≤ 1"
         return AffordableEpsilon0(accounting, math.nan, math.nan, math.nan, why)
-    elif accounting in ("fmt21_closed_form", "blanket"):
+    elif accounting in ("fmt21_closed_form", "blanket", "blanket_bennett"):
         while hi - lo > tol * max(1.0, lo):
             mid = 0.5 * (lo + hi)
             if g(mid) <= 0:

@@ -28,27 +28,35 @@ What is computed, and why it is (an upper bound on) the maximum
    v = 1/d (x = number of 1s; target 1 vs 0; the target's reports outside {0, 1} have the same
    mass under both and are separated from these cells once C is known, so they add nothing).
    This is the clone reduction of Feldman, McMillan & Talwar (2023, their pair for binary RR),
-   derived here for k-RR (for k = 2 it is exactly their FMT23 pair). The variation-ratio analysis
-   of Wang et al. (2023, "Privacy amplification via shuffling: unified, simplified, and
-   tightened") refines this kind of reduction; it is *not* implemented here and we did not compare
-   against it. Because adding an independent clone is post-processing, δ_C is non-increasing in
+   derived here for k-RR (for k = 2 it is exactly their FMT23 pair, and Wang et al.'s
+   variation-ratio pair). Because adding an independent clone is post-processing, δ_C is non-increasing in
    C, so sums over blocks of C bracket the expectation rigorously: δ ≤ Σ_blocks P(block)·δ_{first C}
    (upper) and ≥ Σ P(block)·δ_{next block's first C} (lower), with the binomial mass outside
    mean ± 12 sd added to the upper value. O(number of blocks) per ε, i.e. O(1)–O(√n).
 3. **FMT21 clone pair** (Feldman, McMillan & Talwar 2021): bounds every ε0-LDP randomizer and
    every data set; evaluated with the same block bracket. For large k and small ε0 it is tighter
    than the k-RR clone pair (16-RR, ε0 = 0.5), so the certified value is the smaller of the two.
-4. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+4. **Privacy blanket, Bennett bound** (Balle, Bell, Gascón & Nissim 2019;
+   :func:`dpexplore.shuffle.blanket_delta`): every data set; used for k ≥ 3, where it can beat
+   both clone pairs (it does not reveal how many blanket reports fell on the target's symbols).
+5. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
+
+Not used: Wang et al.'s variation-ratio bound (2023). For binary RR it coincides with the FMT23
+clone pair (item 2). For k-RR with k ≥ 3 it evaluates to the merged third-symbol pair — a lower
+value of one actual pair — and brute force over all data sets finds pairs above it at small n
+(:func:`dpexplore.shuffle.variation_ratio_delta`), so it is not a certified worst-case bound.
 
 :func:`worst_case_epsilon` returns the exhaustive maximum where the enumeration is affordable
 (``exhaustive=True``: lower = upper = the worst case) and otherwise the certified upper bound
-min(dominating pair, FMT21 pair, ε0) together with a *lower* end: the largest exact ε of the named pairs it
+min(dominating pair, FMT21 pair, blanket Bennett bound (k ≥ 3), ε0) together with a *lower*
+end: the largest exact ε of the named pairs it
 evaluated (canonical pair, a few k > 0, the third-symbol pair where the grid is small). The true
 worst case lies in [lower, epsilon]; ``epsilon`` is never below it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -100,7 +108,8 @@ class WorstCaseEpsilon:
     pair : str
         The configuration attaining ``lower``.
     method : str
-        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "trivial ε0").
+        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "FMT21 clone pair",
+        "privacy blanket (BBGN19 Bennett bound)", "trivial ε0").
     dominating_upper, dominating_lower : float
         The dominating-pair ε (upper) and its discretisation's lower end (NaN if not computed).
     """
@@ -149,22 +158,22 @@ def _clone_tail(u: float, v: float, C: np.ndarray, gamma: float) -> np.ndarray:
         return out
     t_star = (gamma * u - v) / (u - gamma * v)  # P/Q > γ  <=>  x/(C − x + 1) > t*
     xm = np.floor(t_star * (C + 1.0) / (1.0 + t_star)) + 1.0
-    for shift in (-1.0, 0.0, 1.0):
-        x = np.clip(xm + shift, 0.0, C + 1.0)
-        s1 = stats.binom.sf(x - 2.0, C, 0.5)  # P(Bin(C, ½) ≥ x − 1)
-        s0 = stats.binom.sf(x - 1.0, C, 0.5)  # P(Bin(C, ½) ≥ x)
-        val = (u * s1 + v * s0) - gamma * (v * s1 + u * s0)
-        out = np.maximum(out, val)
+    # the three candidate thresholds in one scipy call (the per-call overhead dominates at these sizes)
+    x = np.clip(xm[None, :] + np.array([-1.0, 0.0, 1.0])[:, None], 0.0, C + 1.0)
+    s = stats.binom.sf(np.concatenate([x - 2.0, x - 1.0]), np.broadcast_to(C, (6, C.size)), 0.5)
+    s1, s0 = s[:3], s[3:]  # P(Bin(C, ½) ≥ x − 1), P(Bin(C, ½) ≥ x)
+    val = (u * s1 + v * s0) - gamma * (v * s1 + u * s0)
+    out = np.maximum(out, val.max(axis=0))
     return np.maximum(out, 0.0)
 
 
-def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
-                      need: str = "both") -> tuple[float, float]:
-    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing).
+@functools.lru_cache(maxsize=512)
+def _block_weights(N: int, r: float, blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """The ε-independent part of :func:`_dominating_delta` (cached: a root search reuses it).
 
-    ``need="upper"`` / ``"lower"`` skips the other end (returned as NaN) — half the work.
+    Blocks of C over mean ± 12 sd of Bin(N, r): (first C of each block, first C of the next
+    block, the block's probability, the binomial mass outside the window, the block width).
     """
-    gamma = math.exp(min(eps, 700.0))
     mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
     lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
     hi = min(N, int(math.ceil(mean + _TAIL_SD * sd + _TAIL_SD)))
@@ -176,6 +185,19 @@ def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: 
     w = np.maximum(cdf_hi - cdf_lo, 0.0)
     outside = float(stats.binom.cdf(lo - 1, N, r) + stats.binom.sf(hi, N, r))
     nxt = np.append(starts[1:], float(hi + 1))
+    for a in (starts, nxt, w):
+        a.setflags(write=False)  # shared by the cache
+    return starts, nxt, w, outside, width
+
+
+def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
+                      need: str = "both") -> tuple[float, float]:
+    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing).
+
+    ``need="upper"`` / ``"lower"`` skips the other end (returned as NaN) — half the work.
+    """
+    gamma = math.exp(min(eps, 700.0))
+    starts, nxt, w, outside, width = _block_weights(N, r, blocks)
     if width == 1:
         val = float(np.dot(w, _clone_tail(u, v, starts, gamma)))
         return min(1.0, val + outside), val
@@ -234,8 +256,12 @@ def dominating_pair_epsilon(randomizer: Randomizer, n: int, delta: float) -> tup
 
 
 def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
-                           lower: bool = True) -> tuple[float, float]:
-    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair, target weights (u, v); lower NaN if not asked."""
+                           lower: bool = True, hi: float | None = None) -> tuple[float, float]:
+    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair, target weights (u, v); lower NaN if not asked.
+
+    ``hi``: an ε already known to satisfy the upper end's δ(hi) ≤ δ narrows the root bracket (the
+    search falls back to [0, ε0] if it does not).
+    """
     e0 = math.log(u / v)
     res = []
     for i in ((0, 1) if lower else (0,)):
@@ -245,10 +271,13 @@ def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
         if f(0.0) <= 0:
             res.append(0.0)
             continue
-        if f(e0) > 0:  # cannot happen (δ_C(ε0) = 0); trivial bound
+        top = e0 if hi is None or i == 1 else min(e0, hi)
+        if top < e0 and f(top) > 0:
+            top = e0
+        if f(top) > 0:  # cannot happen at ε0 (δ_C(ε0) = 0); trivial bound
             res.append(e0)
             continue
-        root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
+        root = float(optimize.brentq(f, 0.0, top, xtol=1e-9, rtol=1e-6))
         if i == 0:  # step onto the feasible side so the upper value is certified
             while f(root) > 0:
                 root = min(e0, root + 1e-6 * max(1e-3, root))
@@ -540,15 +569,30 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
     eps = e_loc
     if R.krr is not None:
         u_, v_, r_, _ = _krr_params(R)
-        up, dlo = _clone_mixture_epsilon(u_, v_, r_, n - 1, delta, lower=want_lower)
-        if up < eps:
-            eps, method = up, "dominating pair (clone reduction)"
+        # BBGN19's privacy-blanket Bennett bound holds for every data set too; for k ≥ 3 it does not tell
+        # the adversary how many blanket reports hit the target's two symbols and can beat both clone pairs
+        # (4-RR, ε0 = 1, n = 10⁵); for k = 2 the dominating pair is the exact value of what it bounds, so it
+        # is skipped. Closed form in M: cheap, so it goes first and bounds the clone pairs' root searches.
+        if R.inputs >= 3:
+            from .bounds import _blanket_bennett_delta, _smallest_feasible_epsilon
+
+            kk = R.krr[1]
+            ub = _smallest_feasible_epsilon(lambda x: _blanket_bennett_delta(e_loc, n, kk, x), e_loc, delta)
+            if ub < eps:
+                eps, method = ub, "privacy blanket (BBGN19 Bennett bound)"
+        # the dominating (k-RR clone) pair: always solved when the full report is wanted (its value and error
+        # bar are reported); on the fast path (lower=False) only where it can beat the current ε
+        if want_lower or _dominating_delta(u_, v_, r_, n - 1, eps, need="upper")[0] <= delta:
+            up, dlo = _clone_mixture_epsilon(u_, v_, r_, n - 1, delta, lower=want_lower,
+                                             hi=None if want_lower else eps)
+            if up < eps:
+                eps, method = up, "dominating pair (clone reduction)"
         # FMT21's clone pair bounds every ε0-LDP randomizer and data set too; for large k at small ε0 it is
-        # tighter than the k-RR clone pair (16-RR, ε0 = 0.5): the certified value is the smaller one
+        # tighter than the k-RR clone pair (3-RR, ε0 = 0.1): the certified value is the smallest one
         a = 1.0 / (1.0 + math.exp(-e_loc))
         # only solve for FMT21's ε where it can win: its δ at the current ε must already be ≤ δ
         if _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, eps, need="upper")[0] <= delta:
-            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False)
+            up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False, hi=eps)
             if up21 < eps:
                 eps, method = up21, "FMT21 clone pair (block upper end)"
     if lower < 0:
@@ -563,7 +607,8 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     """Worst-case δ(ε) over neighbouring data sets: (upper, lower, exhaustive).
 
     Exhaustive (binary inputs, n ≤ :data:`EXHAUSTIVE_BINARY_MAX_N`): the maximum over every pair,
-    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair) at each ε (0 for ε ≥ ε0,
+    so upper = lower. Otherwise upper = min(dominating pair, FMT21 pair, and for k ≥ 3 the blanket
+    Bennett bound) at each ε (0 for ε ≥ ε0,
     the trivial bound; 1 for a custom randomizer), lower = the largest exact δ of the named pairs
     (canonical, third symbol); ``lower=False`` skips it (zeros) where not exhaustive.
 
@@ -608,6 +653,10 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
         up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
                            _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
                        for e in eps])
+        if R.inputs >= 3:  # BBGN19 Bennett bound (every data set; see worst_case_epsilon)
+            from .bounds import _blanket_bennett_delta
+
+            up = np.minimum(up, _blanket_bennett_delta(e_loc, n, R.krr[1], eps))
     else:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)

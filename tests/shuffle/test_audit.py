@@ -10,7 +10,7 @@ import pytest
 from dpexplore import shuffle as S
 from dpexplore.shuffle import audit as SA
 
-BOUNDS = ("fmt21_closed_form", "fmt21_numerical", "fmt23_numerical", "blanket", "chernoff")
+BOUNDS = ("fmt21_closed_form", "fmt21_numerical", "fmt23_numerical", "blanket", "blanket_bennett", "chernoff")
 SETTINGS = [(1.0, 1000), (2.0, 10_000), (4.0, 1000), (4.0, 100_000), (0.5, 200)]
 
 

@@ -203,12 +203,18 @@ def test_third_symbol_pair_at_any_n_matches_the_grid_and_is_a_lower_end():
 
 
 def test_fmt21_pair_takes_over_where_it_is_tighter():
-    from dpexplore.shuffle import fmt_epsilon
+    from dpexplore.shuffle import blanket_epsilon, fmt_epsilon
 
+    R = k_rr(0.1, 3)
+    w = worst_case_epsilon(R, 10**5, 1e-6)
+    assert w.dominating_upper > fmt_epsilon(0.1, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
+    assert blanket_epsilon(0.1, 10**5, 1e-6, k=3, method="bennett") > fmt_epsilon(0.1, 10**5, 1e-6)
+    assert w.epsilon <= fmt_epsilon(0.1, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
+    # 16-RR, ε0 = 0.5: FMT21 beats the k-RR clone pair, and the blanket Bennett bound beats both
     R = k_rr(0.5, 16)
     w = worst_case_epsilon(R, 10**5, 1e-6)
-    assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
-    assert w.epsilon <= fmt_epsilon(0.5, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
+    assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)
+    assert w.epsilon < 0.5 * fmt_epsilon(0.5, 10**5, 1e-6) and "Bennett" in w.method and w.lower <= w.epsilon
 
 
 def test_exhaustive_range_can_be_extended_and_is_inside_the_bracket():
