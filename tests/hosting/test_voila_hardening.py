@@ -24,7 +24,7 @@ import pytest
 from dpexplore.hosting import safe_read_header_from_binary_message
 from tests.browser.harness import VoilaServer
 
-from .wsclient import connect, fetch_page, message, widget_update
+from .wsclient import connect, fetch_page, message, walk_states, widget_update
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,35 +200,12 @@ def test_client_cannot_push_a_control_outside_its_range(hardened):
     async def attack():
         """Walk the widget tree from the page's top-level views (request_state on each model)."""
         ws = await connect(hardened.url, kernel_id)
-        states: dict[str, dict] = {}
-        pending = list(models)
-        t_end = time.monotonic() + 30
-        while pending and time.monotonic() < t_end:
-            mid = pending.pop()
-            if mid in states:
-                continue
-            await ws.write_message(message("comm_msg", {"comm_id": mid, "data": {"method": "request_state"}}))
-            while mid not in states and time.monotonic() < t_end:
-                try:
-                    m = await asyncio.wait_for(ws.read_message(), timeout=1)
-                except asyncio.TimeoutError:
-                    continue
-                if not isinstance(m, str):
-                    continue
-                msg = json.loads(m)
-                content = msg.get("content", {})
-                data = content.get("data", {})
-                if data.get("method") == "update" and "state" in data:
-                    states.setdefault(content["comm_id"], {}).update(data["state"])
-            for value in states.get(mid, {}).values():
-                refs = value if isinstance(value, list) else [value]
-                pending += [r[len("IPY_MODEL_"):] for r in refs if isinstance(r, str) and r.startswith("IPY_MODEL_")]
-        return ws, states
+        return ws, await walk_states(ws, models)
 
     async def run():
         ws, states = await attack()
         (kid,) = [cid for cid, st in states.items()
-                  if st.get("_model_name") == "IntSliderModel" and st.get("description", "").startswith("k ")]
+                  if st.get("_model_name") == "IntSliderModel" and st.get("description", "") == "k"]
         await ws.write_message(widget_update(kid, {"max": 10**9}))
         await ws.write_message(widget_update(kid, {"value": 10**9}))
         final = {}
