@@ -30,13 +30,12 @@ FMT23, the privacy blanket, the GDP approximation, the Chernoff bound).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from dpexplore.core.audit import ExactAudit, StatisticalAudit, audit_from_scores
+from dpexplore.core.audit import ExactAudit, StatisticalAudit, sampled_audit
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
@@ -312,22 +311,14 @@ def statistical_shuffle_audit(
     q = 1.0 / (1.0 + math.exp(_audited_e0(e0, variant)))  # P(report 1 | input 0) of the audited randomizer
     R = binary_rr(e0)  # the auditor scores with the claimed randomizer's likelihood ratio
     r0, r1 = float(R.ratio[0]), float(R.ratio[1])
-    c0, c1 = np.empty(runs), np.empty(runs)
-    t0 = time.perf_counter()
-    done = 0
-    while done < runs:
-        stop = min(runs, done + chunk)
-        m = stop - done
-        c0[done:stop] = g0.binomial(n, q, m)
-        c1[done:stop] = g1.binomial(n - 1, q, m) + (g1.random(m) >= q)  # user 0 holds 1: reports 1 w.p. 1 − q
-        done = stop
-        if progress is not None and progress(done, runs) is False:
-            return StatisticalAudit(math.nan, conf, done, math.nan, math.nan, math.nan, claim_arg, False,
-                                    time.perf_counter() - t0, cancelled=True)
 
     def score(c):  # exact log-likelihood ratio of the canonical pair (paper: L = 1 + U_n)
         return np.log((c * r1 + (n - c) * r0) / n)
 
-    res = audit_from_scores(score(c0), score(c1), delta=delta, confidence=conf, claimed_epsilon=claim_arg)
-    return StatisticalAudit(res.epsilon_lower, conf, runs, res.threshold, res.false_positive_rate,
-                            res.false_negative_rate, claim_arg, res.violation, time.perf_counter() - t0)
+    def sample(m):  # the exact law of the 1-report count (same streams, whatever the chunking)
+        c0 = g0.binomial(n, q, m)
+        c1 = g1.binomial(n - 1, q, m) + (g1.random(m) >= q)  # user 0 holds 1: reports 1 w.p. 1 − q
+        return score(c0), score(c1)
+
+    return sampled_audit(sample, runs, delta=delta, confidence=conf, claimed_epsilon=claim_arg, chunk=chunk,
+                         progress=progress)
