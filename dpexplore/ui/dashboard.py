@@ -637,6 +637,13 @@ class Dashboard(widgets.VBox):
                     self._working = False
                     self._cv.notify_all()
 
+    def _requeue(self, names: list[str]) -> None:
+        """Hand panels not drawn yet, and the notes not shown yet, to the newer request."""
+        with self._cv:
+            self._pending.update(names)
+            self._messages_pending[:0] = [m for m in self.messages if m not in self._messages_pending]
+        self.messages = []
+
     def _stale(self, generation: int | None) -> bool:
         return generation is not None and generation != self._generation
 
@@ -653,8 +660,7 @@ class Dashboard(widgets.VBox):
 
         for i, name in enumerate(names):
             if self._stale(generation):
-                with self._cv:  # a newer request came in: what is not drawn yet stays to do
-                    self._pending.update(names[i:])
+                self._requeue(names[i:])  # a newer request came in: what is not drawn yet stays to do
                 return
             p = self._panel(name)
             estimate = (generation is not None and self.timings.get(name, 0.0) > self.first_estimate_after
@@ -671,8 +677,7 @@ class Dashboard(widgets.VBox):
                     t0 = time.perf_counter()
                     fig, error = self._figure_or_error(p, params)
             except _Superseded:
-                with self._cv:
-                    self._pending.update(names[i:])
+                self._requeue(names[i:])
                 return
             if error is None:
                 self.errors.pop(name, None)

@@ -339,3 +339,12 @@ def test_a_control_shown_only_for_one_choice_of_another():
     assert d.widgets["grid"].layout.display is None and d.widgets["matrix"].layout.display == "none"
     d.widgets["chain"].value = "paste"
     assert d.widgets["matrix"].layout.display is None
+
+
+def test_background_mode_keeps_url_notes_when_the_first_draw_is_superseded():
+    d = SlowDashboard(query_string="a=not-a-number&nope=1", render=True, background=True)
+    for a in (2, 3, 4):  # newer requests arrive while the first draw is running
+        d.widgets["a"].value = a
+    assert d.wait(30)
+    box = d._message_box.value
+    assert "URL parameter a=&#x27;not-a-number&#x27; ignored" in box and "URL parameter nope ignored" in box
