@@ -172,7 +172,7 @@ def view(browser, server: VoilaServer, page_name: str, *, moves: int, timeout: f
                 prog = page.evaluate(JS_PROGRESS)
                 if first is None and prog["drawn"]:
                     first = time.perf_counter() - t0
-                ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"]
+                ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"] and not prog["stale"]
                 key = (prog["sig"], ready)
                 if key != last:
                     last, since = key, time.perf_counter()

@@ -69,7 +69,7 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
         stable = None
         while True:
             prog = await page.evaluate(JS_PROGRESS)
-            if prog["roots"] >= prog["want"] and prog["plots"] and prog["drawn"] == prog["plots"]:
+            if prog["roots"] >= prog["want"] and prog["plots"] and prog["drawn"] == prog["plots"] and not prog["stale"]:
                 if stable is None:
                     stable = time.perf_counter()
                 elif time.perf_counter() - stable > 0.5:

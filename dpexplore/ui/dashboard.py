@@ -586,6 +586,8 @@ class Dashboard(widgets.VBox):
                 self._worker.start()
         for name in pending:
             self._outputs[name].add_class("dpx-stale")
+        if messages:  # URL and clamp notes are known now: show them before the panels are computed
+            self._message_box.value = self._messages_html(messages)
         self._status.value = self._status_html(
             "Computing " + ", ".join(self._panel(n).title for n in pending) + " …", busy=True)
 
@@ -736,7 +738,7 @@ class Dashboard(widgets.VBox):
         color = "#1f618d" if busy else "#555"
         return f"<span style='color:{color};font-size:0.9em'>{html.escape(text)}</span>"
 
-    def _messages_html(self) -> str:
+    def _messages_html(self, notes: list[str] | None = None) -> str:
         # one message, said once: panels failing for the same reason share one line
         by_reason: dict[str, list[str]] = {}
         for name, text in self.errors.items():
@@ -745,7 +747,8 @@ class Dashboard(widgets.VBox):
             by_reason.setdefault(reason, []).append(title)
         parts = [f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> {html.escape(', '.join(titles))}: "
                  f"{html.escape(reason)}</div>" for reason, titles in by_reason.items()]
-        parts += [f"<div class='dpx-note' style='{_NOTE_STYLE}'>{m}</div>" for m in self.messages]
+        parts += [f"<div class='dpx-note' style='{_NOTE_STYLE}'>{m}</div>"
+                  for m in (self.messages if notes is None else notes)]
         return "".join(parts)
 
     def _snippet_html(self, params: Mapping[str, Any]) -> str:

@@ -43,7 +43,9 @@ JS_PROGRESS = """() => {
   const sig = Array.from(r.querySelectorAll('.jupyter-widgets, .js-plotly-plot, svg.main-svg'))
       .map(e => { const b = e.getBoundingClientRect(); return Math.round(b.width) + 'x' + Math.round(b.height); })
       .join('|') + '|' + r.innerText.length;
-  return {want, roots, plots: plots.length, drawn: plots.filter(p => p.querySelector('.main-svg')).length, sig};
+  // panels still computing (the dashboards' background worker dims them with .dpx-stale)
+  const stale = r.querySelectorAll('.dpx-stale').length;
+  return {want, roots, plots: plots.length, drawn: plots.filter(p => p.querySelector('.main-svg')).length, sig, stale};
 }"""
 
 JS_PLOT_SIG = """() => {
@@ -186,7 +188,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         last, since = None, time.perf_counter()
         while time.perf_counter() < deadline:
             prog = page.evaluate(JS_PROGRESS)
-            ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"]
+            ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"] and not prog["stale"]
             key = (prog["sig"], ready)
             now = time.perf_counter()
             if key != last:
