@@ -29,6 +29,14 @@ __all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_epsilon_bracket", "fmt_delta", "
            "variation_ratio_delta", "variation_ratio_epsilon"]
 
 
+
+def _check_epsilon0_exp(epsilon0) -> float:
+    """ε0 for the bounds that evaluate e^{ε0} in float64: a finite number in (0, 700]."""
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    if e0 > 700:
+        raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+    return e0
+
 def fmt21_epsilon(epsilon0: float, n: int, delta: float) -> float:
     """FMT 2021 closed-form ε (Thm 3.1; ``dpexplore.core.fmt21_closed_form_epsilon``).
 
@@ -70,9 +78,7 @@ def fmt_epsilon_bracket(epsilon0: float, n: int, delta: float, *, variant: str =
     """
     from .worst import _clone_mixture_epsilon
 
-    e0 = check_epsilon(epsilon0, "epsilon0")
-    if e0 > 700:
-        raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+    e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     delta = check_delta(delta)
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
@@ -167,9 +173,7 @@ def blanket_delta(epsilon0: float, n: int, epsilon, *, k: int = 2):
     >>> bool(d[0] > d[1])
     True
     """
-    e0 = check_epsilon(epsilon0, "epsilon0")
-    if e0 > 700:
-        raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+    e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**15)
     k = check_int(k, "k", low=2, high=10_000)
     eps = check_real_array(epsilon, "epsilon")
@@ -241,8 +245,7 @@ def blanket_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2, method
 
         return min(dominating_pair_epsilon(k_rr(e0, k), n, delta)[0], e0)
     if method == "bennett":
-        if e0 > 700:
-            raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+        e0 = _check_epsilon0_exp(epsilon0)
         return min(_smallest_feasible_epsilon(lambda x: _blanket_bennett_delta(e0, n, k, x), e0, delta), e0)
     eps = math.sqrt(14.0 * math.log(2.0 / delta) * (math.exp(min(e0, 700.0)) + k - 1) / (n - 1))
     return min(eps, e0) if eps <= 1.0 else e0
@@ -280,9 +283,7 @@ def variation_ratio_delta(epsilon0: float, n: int, epsilon, *, k: int = 2):
     from .randomizers import binary_rr, k_rr
     from .worst import _dominating_delta, _third_symbol_delta
 
-    e0 = check_epsilon(epsilon0, "epsilon0")
-    if e0 > 700:
-        raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
+    e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     k = check_int(k, "k", low=2, high=10_000)
     eps = check_real_array(epsilon, "epsilon")
