@@ -113,6 +113,15 @@ def assert_refused_fast(fn, args, kwargs, param, bad, *, kind=(TypeError, ValueE
     assert time.perf_counter() - t0 < seconds, f"{param}={bad!r} took {time.perf_counter() - t0:.1f} s to refuse"
 
 
+def assert_size_case_refused(case, data) -> None:
+    """A ``(label, fn, args, kwargs, param, maximum)`` size case: the valid call works, and a huge
+    value or ``maximum + 1`` is refused at once with a ValueError naming the parameter."""
+    _, fn, args, kwargs, param, maximum = case
+    fn(*args, **kwargs)
+    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
+                        kind=ValueError)
+
+
 ARRAY_CASES = [
     # (label, function, valid args, valid kwargs, array parameter, its valid value)
     ("permute_and_flip.scores", core.permute_and_flip, (), {"epsilon": 1.0, "rng": 0}, "scores", [1.0, 2.0]),

@@ -239,7 +239,7 @@ def test_audits_at_extreme_budgets_stay_honest():
 from dpexplore.erm import calibration as _CA  # noqa: E402
 from dpexplore.erm import problems as _PR  # noqa: E402
 from dpexplore.erm import solvers as _SO  # noqa: E402
-from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+from tests.test_bad_inputs import array_variants, assert_refused_fast, assert_size_case_refused  # noqa: E402
 
 _QOP = {"epsilon": 1.0, "delta": 1e-3, "lam": 0.1, "radius": 1.0, "anchor": ANCHOR, "feature_bound": 1.0, "rng": 0}
 ERM_SIZE_CASES = [
@@ -264,10 +264,7 @@ ERM_SIZE_CASES = [
 def test_size_parameters_have_a_maximum_checked_before_allocation(case, data):
     # before: interpolation_data(10**9, 2) asked for 14.9 GiB, stochastic_tos(iterations=10**9) for 7.45 GiB,
     # wishart_lambda_min_cdf_bound(d=10**9) overflowed with a RuntimeWarning
-    _, fn, args, kwargs, param, maximum = case
-    fn(*args, **kwargs)
-    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
-                        kind=ValueError)
+    assert_size_case_refused(case, data)
 
 
 @pytest.mark.parametrize("param", ["feature_bound", "label_bound", "radius"])

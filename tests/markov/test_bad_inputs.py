@@ -322,7 +322,7 @@ def test_nearly_reducible_and_huge_chain_inputs():
 # -- issue 13: size caps before allocation, complex input refused ---------------------------------------
 from dpexplore.markov import analysis as _AN  # noqa: E402
 from dpexplore.markov import chains as _CH  # noqa: E402
-from tests.test_bad_inputs import HUGE, array_variants, assert_refused_fast  # noqa: E402
+from tests.test_bad_inputs import array_variants, assert_refused_fast, assert_size_case_refused  # noqa: E402
 
 MARKOV_SIZE_CASES = [
     ("simulate.length", M.simulate, (SMALL,), {"length": 5, "rng": 0}, "length", _CH.MAX_LENGTH),
@@ -338,10 +338,7 @@ MARKOV_SIZE_CASES = [
 @given(data=st.data())
 def test_size_parameters_have_a_maximum_checked_before_allocation(case, data):
     # before: simulate(length=10**12) asked for 7.28 TiB, size=10**12 for 72.8 TiB, time_profile(10**12) 364 TiB
-    _, fn, args, kwargs, param, maximum = case
-    fn(*args, **kwargs)
-    assert_refused_fast(fn, args, kwargs, param, data.draw(st.one_of(HUGE, st.just(maximum + 1)), label=param),
-                        kind=ValueError)
+    assert_size_case_refused(case, data)
 
 
 def test_simulate_caps_the_product_size_times_length():
