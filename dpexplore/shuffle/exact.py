@@ -241,6 +241,63 @@ def _conv_binom(n0: int, w0: float, n1: int, w1: float) -> tuple[int, np.ndarray
 
 
 _DIRECT_LIMIT = 4_000_000  # cells × cells above which the tilted FFT is used
+_TILT_STEP = 4.0  # sd between the tilts of _tilted_fft_logconv
+
+
+def _conv_binoms(parts: list[tuple[int, float]]) -> tuple[int, np.ndarray, float]:
+    """log of Bin(N_1, w_1) ⊛ … ⊛ Bin(N_j, w_j) on its window, and the mass left outside.
+
+    Same arithmetic as :func:`_conv_binom`, applied pairwise (direct convolution of max-rescaled
+    pmfs where short, tilted FFTs where long). Empty parts (N = 0) are skipped.
+    """
+    parts = [(int(N), float(w)) for N, w in parts if N > 0]
+    if not parts:
+        return 0, np.zeros(1), 0.0
+    lo, acc, lost = _binom_window(*parts[0])
+    mean = parts[0][0] * parts[0][1]
+    var = parts[0][0] * parts[0][1] * (1.0 - parts[0][1])
+    for N, w in parts[1:]:
+        b_lo, b, lb = _binom_window(N, w)
+        mean += N * w
+        var += N * w * (1.0 - w)
+        if acc.size * b.size <= _DIRECT_LIMIT:
+            ma, mb = float(np.max(acc)), float(b.max())
+            c = np.convolve(np.exp(acc - ma), np.exp(b - mb))
+            with np.errstate(divide="ignore"):
+                acc = np.log(c) + ma + mb
+        else:
+            acc = _tilted_fft_logconv(acc, b, mean - (lo + b_lo), var)
+        lo += b_lo
+        lost += lb
+    return lo, acc, lost
+
+
+def _pair_from_others(R: Randomizer, others: list[tuple[int, float]], w0: float, w1: float, *, n: int, k: int,
+                      method: str) -> ShuffledPair:
+    """The pair (base ⊛ Ber(w1), base ⊛ Ber(w0)), base = the other users' count law (binary case).
+
+    ``others`` lists independent binomial parts of the other users' count of high-ratio outputs;
+    the target reports the high-ratio group with probability w1 (P, input 1) or w0 (Q, input 0).
+    The base law is built once and the target's Bernoulli is a two-term log-sum (exact, positive
+    terms), so P and Q share one window; the base's lost mass is lost for both.
+    """
+    lo, base, lost = _conv_binoms(others)
+    ext = np.concatenate([base, [-np.inf]])
+    prev = np.concatenate([[-np.inf], base])  # base[s − 1]
+    with np.errstate(divide="ignore"):
+        logq = np.logaddexp(math.log1p(-w0) + ext, math.log(w0) + prev)
+        logp = np.logaddexp(math.log1p(-w1) + ext, math.log(w1) + prev)
+    counts = np.arange(lo, lo + ext.size)
+    both = np.isfinite(logp) & np.isfinite(logq)
+    # the first / last cell misses base's neighbour outside a truncated window: an incomplete cell
+    # (its likelihood ratio would be that of the target's Bernoulli alone) goes to the lost mass
+    if lo > 0:
+        both[0] = False
+    if lo + base.size - 1 < sum(int(N) for N, _ in others):
+        both[-1] = False
+    lost_p = lost + float(np.exp(logp[~both]).sum())
+    lost_q = lost + float(np.exp(logq[~both]).sum())
+    return ShuffledPair(R, n, k, 1, logp[both], logq[both], counts[both], lost_p, lost_q, method)
 
 
 def _tilted_fft_logconv(a: np.ndarray, b: np.ndarray, mean: float, var: float) -> np.ndarray:
@@ -250,6 +307,8 @@ def _tilted_fft_logconv(a: np.ndarray, b: np.ndarray, mean: float, var: float) -
     tilts the output by the same e^{θx} (conv(a e^{θ·}, b e^{θ·}) = conv(a, b) e^{θ·}) and moves
     its peak to ≈ mean + θ·var; with tilts placing the peak every 2 sd across the window, each
     output cell is read from the tilt in which it is closest to the peak (well conditioned).
+    Tilts every 4 sd put each cell within ≈ 2 sd of a tilt's peak (relative size ≳ e^{−2}), so it
+    keeps ≈ 1e-12 relative accuracy.
     """
     out_len = a.size + b.size - 1
     x_out = np.arange(out_len)
@@ -257,7 +316,7 @@ def _tilted_fft_logconv(a: np.ndarray, b: np.ndarray, mean: float, var: float) -
     best = np.full(out_len, -np.inf)
     best_rel = np.full(out_len, -np.inf)
     xa, xb = np.arange(a.size), np.arange(b.size)
-    for j in np.arange(-_WIDTH - 2, _WIDTH + 2.1, 2.0):
+    for j in np.arange(-_WIDTH - 2, _WIDTH + 2.1, _TILT_STEP):
         theta = j / sd  # peak of the tilted Gaussian approximation at mean + j·sd
         ta, tb = a + theta * xa, b + theta * xb
         ma, mb = float(ta.max()), float(tb.max())
@@ -382,6 +441,15 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
         w0, w1 = float(Rg.W0[1]), float(Rg.W1[1])  # group 1: the high-ratio outputs
         if max(n * m, 1) > 10**10:
             raise ValueError(f"n * messages must be <= 1e10 for the exact curve; got {n * m}")
+        if m == 1 and 0.0 < w0 < 1.0 and 0.0 < w1 < 1.0:
+            # T_{n,k} = B ⊛ Ber(w0), T_{n,k+1} = B ⊛ Ber(w1), B = Bin(n − k − 1, w0) ⊛ Bin(k, w1): one base law
+            pair = _pair_from_others(R, [(n - k - 1, w0), (k, w1)], w0, w1, n=n, k=k,
+                                     method="binomial convolution (log space)")
+            if cache:
+                _CACHE[key] = pair
+                while len(_CACHE) > 24:
+                    _CACHE.popitem(last=False)
+            return pair
         q_lo, lq, lost_q = _conv_binom((n - k) * m, w0, k * m, w1)  # T_{n,k}
         p_lo, lp, lost_p = _conv_binom((n - k - 1) * m, w0, (k + 1) * m, w1)  # T_{n,k+1}
         counts, logp, logq = _align(p_lo, lp, q_lo, lq)

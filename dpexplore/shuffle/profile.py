@@ -29,7 +29,7 @@ from dpexplore.core.validation import check_delta, check_int, check_real
 from ._validate import check_real_array
 from .constants import _check_randomizer
 from .randomizers import Randomizer
-from .worst import MAX_USERS, worst_case_delta, worst_case_epsilon
+from .worst import BNB_RTOL, MAX_USERS, worst_case_delta, worst_case_epsilon
 
 __all__ = ["PrivacyProfile", "privacy_profile", "ComposedPrivacy", "compose_rounds", "MAX_COMPOSE_USERS",
            "MAX_ROUNDS", "MAX_GRID"]
@@ -99,7 +99,7 @@ class PrivacyProfile:
 
 
 def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=None,
-                    max_grid_cells: int | None = None) -> PrivacyProfile:
+                    max_grid_cells: int | None = None, rtol: float = BNB_RTOL) -> PrivacyProfile:
     """δ(ε) and ε(δ) of n shuffled reports, worst case over neighbouring data sets (with lower ends).
 
     Parameters
@@ -113,6 +113,9 @@ def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=Non
         δ grid (default 10⁻¹² … 10⁻² by decades); at most :data:`MAX_GRID` points.
     max_grid_cells : int, optional
         Passed to :func:`worst_case_delta` / :func:`worst_case_epsilon` (named k-RR pairs' grid).
+    rtol : float
+        Width of the binary inputs' certified branch-and-bound bracket (default
+        :data:`dpexplore.shuffle.worst.BNB_RTOL`; the dashboard uses 1e-2 to stay interactive).
 
     Examples
     --------
@@ -130,10 +133,10 @@ def privacy_profile(randomizer: Randomizer, n: int, *, epsilons=None, deltas=Non
     for name, arr in (("epsilons", eps), ("deltas", dls)):
         if arr.ndim != 1 or not 1 <= arr.size <= MAX_GRID:
             raise ValueError(f"{name} must be a 1-d grid of 1 to {MAX_GRID} points; got shape {arr.shape}")
-    up, lo, ex = worst_case_delta(R, n, eps, max_grid_cells=max_grid_cells)
+    up, lo, ex = worst_case_delta(R, n, eps, max_grid_cells=max_grid_cells, rtol=rtol)
     eu, el, method = [], [], "exhaustive"
     for d in dls:
-        w = worst_case_epsilon(R, n, check_delta(float(d)), max_grid_cells=max_grid_cells)
+        w = worst_case_epsilon(R, n, check_delta(float(d)), max_grid_cells=max_grid_cells, rtol=rtol)
         eu.append(w.epsilon)
         el.append(w.lower)
         method = w.method

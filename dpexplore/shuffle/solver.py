@@ -199,6 +199,10 @@ def affordable_epsilon0(epsilon: float, delta: float, n: int, *, accounting: str
         e0 = float(optimize.brentq(g, lo, hi, xtol=tol * 0.5, rtol=tol * 0.5))
         while g(e0) > 0:  # step back onto the feasible side of the root
             e0 -= tol * max(1.0, e0) * 0.5
+        # "exact": δ(target) and ε(δ) are two certified brackets (branch and bound, width ≤ rtol); the
+        # reported ε must meet the target too
+        while accounting == "exact" and e0 > lo and shuffled_epsilon(e0, n, delta, accounting=accounting, k=k) > eps:
+            e0 -= tol * max(1.0, e0) * 0.5
         note = ""
     val, capped = shuffled_epsilon_capped(e0, n, delta, accounting=accounting, k=k)
     if capped:

@@ -18,9 +18,12 @@ from dpexplore.shuffle import (
     exact_epsilon,
     k_rr,
     pure_pair,
+    randomizer,
+    shuffled_pair,
     worst_case_delta,
     worst_case_epsilon,
 )
+from dpexplore.shuffle import worst as WORST
 
 
 def _law(inputs, W, n):
@@ -223,3 +226,62 @@ def test_exhaustive_range_can_be_extended_and_is_inside_the_bracket():
     ex = worst_case_epsilon(R, 1200, 1e-6, exhaustive_max_n=1200)
     assert not br.exhaustive and ex.exhaustive
     assert br.lower <= ex.epsilon + 1e-12 <= br.epsilon + 1e-12
+
+
+# -- binary inputs: the certified branch and bound over k ----------------------------------------
+SKEW2 = randomizer([0.7, 0.3], [0.2, 0.8])  # binary, not symmetric under swapping the inputs
+
+
+def _all_pairs_delta(R, n, eps, ks):
+    return np.max([shuffled_pair(R, n, k=k, cache=False).delta(eps) for k in ks], axis=0)
+
+
+@pytest.mark.parametrize("R", [binary_rr(0.5), binary_rr(2.0), binary_rr(6.0), SKEW2])
+def test_block_pair_bounds_every_pair_in_its_block(R):
+    # the theorem behind the branch and bound: one pair (common users + coins) bounds δ_k(ε) for every
+    # k in the block, at every ε, both directions; checked against every pair of the block
+    n, eps, t = 80, np.linspace(0.0, R.local_epsilon, 41), 1e-12
+    for a, b in [(0, 5), (3, 40), (20, 79 if R is SKEW2 else 39), (10, 11)]:
+        pair, slack = WORST._block_pair(R, n, a, b, t)
+        bound = pair.delta(eps) + slack
+        truth = _all_pairs_delta(R, n, eps, range(a, b + 1))
+        # (δ values below ≈ 1e-40 are the windows' lost-mass terms, not the profile: compared above 1e-30)
+        big = truth > 1e-30
+        assert np.all(bound[big] >= truth[big] * (1 - 1e-12))
+        assert np.any(bound[1:-1] < 1.0)  # not a vacuous bound
+
+
+@pytest.mark.parametrize("R, n", [(binary_rr(1.0), 700), (binary_rr(2.0), 1500), (binary_rr(4.0), 900),
+                                  (SKEW2, 650)])
+def test_branch_and_bound_equals_brute_force_over_all_data_sets(R, n):
+    delta = 1e-6
+    ex = worst_case_epsilon(R, n, delta, exhaustive_max_n=n)  # every pair k evaluated
+    assert ex.exhaustive
+    tight = worst_case_epsilon(R, n, delta, rtol=1e-9)  # branch and bound (n > the exhaustive default)
+    assert not tight.exhaustive and tight.certified_exact and "branch and bound" in tight.method
+    assert tight.lower == pytest.approx(ex.epsilon, rel=1e-12)
+    assert ex.epsilon <= tight.epsilon * (1 + 1e-12) and tight.epsilon <= tight.lower * (1 + 1e-9)
+    assert tight.pair_k == ex.pair_k or shuffled_pair(R, n, k=tight.pair_k).epsilon(delta) == pytest.approx(
+        ex.epsilon, rel=1e-12)
+    loose = worst_case_epsilon(R, n, delta)  # default width 1e-3
+    assert loose.lower <= ex.epsilon * (1 + 1e-12) <= loose.epsilon * (1 + 1e-12)
+    assert loose.epsilon <= loose.lower * (1 + 1e-3) and loose.pairs_evaluated < n // 2
+
+
+def test_branch_and_bound_delta_curve_brackets_every_pair():
+    R, n = binary_rr(2.0), 700
+    eps = np.linspace(0.0, 0.6, 31)
+    up, lo, ex = worst_case_delta(R, n, eps)
+    truth = _all_pairs_delta(R, n, eps, range(0, (n - 1) // 2 + 1))
+    assert not ex
+    assert np.all(up >= truth * (1 - 1e-12)) and np.all(lo <= truth * (1 + 1e-12))
+    assert np.all(up <= lo * (1 + 1e-3) + 1e-18)
+
+
+def test_binary_worst_case_is_not_the_canonical_pair_at_large_n():
+    # ε0 = 8, n = 10⁶: the canonical pair k = 0 is below the certified worst case's lower end
+    R = binary_rr(8.0)
+    w = worst_case_epsilon(R, 10**6, 1e-6)
+    k0 = shuffled_pair(R, 10**6, k=0).epsilon(1e-6)
+    assert w.certified_exact and w.pair_k > 0 and w.lower > k0
+    assert w.epsilon <= w.lower * (1 + 1e-3)
