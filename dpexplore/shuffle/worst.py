@@ -395,6 +395,8 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
     closed = True
     for start, stop, step in halves:
         a, w = start, 2
+        hist: list[tuple[int, float]] = []  # (width, worst ratio bound / threshold) of the last blocks
+        aim = 1.0 - 0.25 * rtol / (1.0 + rtol)  # just under the threshold, in units of it
         while (a <= stop) if step > 0 else (a >= stop):
             far = stop
             if evals >= max_pairs:  # budget spent: one block bound for the rest (still certified)
@@ -409,11 +411,24 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
                 continue
             v = np.asarray(value(*_block_pair(R, n, min(a, b), max(a, b), t)), dtype=float)
             evals += 1
-            if np.all(v <= lower * (1.0 + rtol) + atol):
+            thr = lower * (1.0 + rtol) + atol
+            ok = bool(np.all(v <= thr))
+            wb = abs(b - a)
+            hist = (hist + [(wb, float(np.max(v / np.maximum(thr, 1e-300))))])[-2:]
+            # next width: the block bound grows about linearly in the width (users taken out of the exact
+            # part); a secant through the last two blocks aims just under the threshold (a guess only —
+            # every block is still checked), else grow ×1.5 / halve
+            guess = None
+            if len(hist) == 2 and hist[0][0] != hist[1][0]:
+                slope = (hist[1][1] - hist[0][1]) / (hist[1][0] - hist[0][0])
+                if slope > 0:
+                    guess = int((aim - (hist[1][1] - slope * hist[1][0])) / slope)
+            if ok:
                 upper = np.maximum(upper, v)
-                a, w = b + step, int(w * 1.5) + 1
+                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 3 * wb + 2)
+                a, w = b + step, max(1, nxt)
             else:
-                w = max(1, w // 2)
+                w = max(1, w // 2 if guess is None else min(max(guess, wb // 4), wb // 2 + 1))
     return lower, np.maximum(upper, lower), kl, evals, closed
 
 
