@@ -285,3 +285,21 @@ def test_binary_worst_case_is_not_the_canonical_pair_at_large_n():
     k0 = shuffled_pair(R, 10**6, k=0).epsilon(1e-6)
     assert w.certified_exact and w.pair_k > 0 and w.lower > k0
     assert w.epsilon <= w.lower * (1 + 1e-3)
+
+
+def test_branch_and_bound_out_of_budget_stays_certified():
+    R, n, delta = binary_rr(1.0), 700, 1e-6
+    ex = worst_case_epsilon(R, n, delta, exhaustive_max_n=n)
+    cut = worst_case_epsilon(R, n, delta, max_pairs=32)  # the ends only; the rest in one block bound
+    assert cut.pairs_evaluated <= 34 and not cut.certified_exact
+    assert cut.lower <= ex.epsilon * (1 + 1e-12) <= cut.epsilon * (1 + 1e-12)
+    up, lo, _ = worst_case_delta(R, n, [0.05, 0.1, 0.2], max_pairs=32)
+    truth = _all_pairs_delta(R, n, np.array([0.05, 0.1, 0.2]), range(0, (n - 1) // 2 + 1))
+    assert np.all(up >= truth * (1 - 1e-12)) and np.all(lo <= truth * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("kw, msg", [({"rtol": 0.0}, "rtol"), ({"rtol": 0.9}, "rtol"), ({"max_pairs": 10}, "max_pairs"),
+                                     ({"max_pairs": 10**9}, "max_pairs"), ({"rtol": float("nan")}, "rtol")])
+def test_branch_and_bound_parameters_are_checked(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        worst_case_epsilon(binary_rr(1.0), 1000, 1e-6, **kw)
