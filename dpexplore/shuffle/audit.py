@@ -9,7 +9,8 @@ FMT23, the privacy blanket, the GDP approximation, the Chernoff bound).
   switched 0 → 1 — the pair (T_{n,k}, T_{n,k+1}). k = 0 (the canonical pair) is *not* always the
   hardest (n = 10⁴, ε0 = 2: k = 3 is worse), so the exact audit uses the pair that
   :func:`dpexplore.shuffle.worst_case_epsilon` finds worst: the exact worst case over all data
-  sets where its enumeration is exhaustive (n ≤ 600), else the worst of the pairs it evaluates.
+  sets where its enumeration is exhaustive (n ≤ 600), the lower end of its certified branch-and-
+  bound bracket (n ≤ 10⁷, within 0.1% of the worst case), else the worst of the pairs it evaluates.
 * **Exact audit** (:func:`exact_shuffle_audit`): that pair's two-sided ε(δ) versus the claim.
   Any pair's exact ε above a claimed bound refutes the claim.
   A *bound* (FMT, blanket, Chernoff) must never be exceeded. The **GDP curve is an
@@ -217,9 +218,11 @@ def exact_shuffle_audit(epsilon0: float, n: int, delta: float, *, accounting: st
     """Exact ε(δ) of the worst neighbouring pair found, beside an accounting's claim.
 
     The pair is (T_{n,k}, T_{n,k+1}) with k = ``worst_case_epsilon(...).pair_k``: the exact worst
-    case over all data sets for n ≤ 600 (exhaustive), else the worst of k ∈ {0, 1, 2, 3, 4, 8}
-    — a *lower* bound on the worst case, which is what an audit needs (any pair above a claimed
-    bound refutes it). ``ExactAudit`` has no field for k; it is ``worst_case_epsilon``'s.
+    case over all data sets for n ≤ 600 (exhaustive); up to n = 10⁷ the pair attaining the lower end
+    of the certified branch-and-bound bracket (the worst case is at most 0.1% above it); beyond,
+    the worst of k ∈ {0, 1, 2, 3, 4, 8}. Always an actual pair — a *lower* bound on the worst
+    case, which is what an audit needs (any pair above a claimed bound refutes it).
+    ``ExactAudit`` has no field for k; it is ``worst_case_epsilon``'s.
 
     Parameters
     ----------
@@ -243,7 +246,7 @@ def exact_shuffle_audit(epsilon0: float, n: int, delta: float, *, accounting: st
     Examples
     --------
     >>> a = exact_shuffle_audit(4.0, 100_000, 1e-6, accounting="fmt21_closed_form")
-    >>> round(a.epsilon, 4), a.violation  # the worst of the pairs evaluated at n = 10⁵ (k = 8)
+    >>> round(a.epsilon, 4), a.violation  # the worst pair at n = 10⁵ (k = 8, branch and bound)
     (0.0847, False)
     >>> exact_shuffle_audit(2.0, 10_000, 1e-6, variant="broken_randomizer").violation
     True

@@ -43,10 +43,11 @@ def shuffled_epsilon(epsilon0: float, n: int, delta: float, *, accounting: str, 
     """ε of n shuffled k-RR reports (k = 2: binary RR) at δ under one accounting.
 
     ``"exact"`` is the worst case over all neighbouring data sets
-    (:func:`dpexplore.shuffle.worst_case_epsilon`: exhaustive where affordable, else its certified
-    upper end). ``"chernoff"``/``"gdp"`` are for the canonical pair (an approximation / a bound for
-    that pair only). The FMT and blanket bounds hold for every data set. Every accounting is capped
-    at the trivial bound ε0 (the histogram is post-processing of ε0-LDP reports); see
+    (:func:`dpexplore.shuffle.worst_case_epsilon`: exhaustive where affordable, the certified
+    branch-and-bound upper end for binary RR up to n = 10⁷ — at most 0.1% above the worst case —
+    else the smallest certified bound). ``"chernoff"``/``"gdp"`` are for the canonical pair (an
+    approximation / a bound for that pair only). The FMT and blanket bounds hold for every data
+    set. Every accounting is capped at the trivial bound ε0 (the histogram is post-processing of ε0-LDP reports); see
     :func:`shuffled_epsilon_capped` for a flag saying where the cap binds. NaN means "this
     accounting says nothing here".
 
@@ -239,8 +240,9 @@ def smallest_n(epsilon: float, delta: float, epsilon0: float, *, accounting: str
     True
 
     For ``"exact"`` the certified value is the exhaustive worst case up to n = 600 (binary RR)
-    and the dominating pair above, which is larger: the search is redone below 600 when n = 600
-    already meets the target, so the answer is the smallest n for the certified value.
+    and the branch-and-bound upper end above (≤ 0.1% larger): the search is redone below 600 when
+    n = 600 already meets the target, so the answer is the smallest n for the certified value
+    (the true smallest n can be smaller where the bracket's 0.1% matters).
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
