@@ -38,6 +38,75 @@ from tests.browser.harness import (  # noqa: E402
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 
 
+class CpuMeter:
+    """CPU seconds (user + system) by process group, sampled every 0.5 s during a level.
+
+    Groups: the Voila server process, its kernels (ipykernel children), the headless browsers
+    (every other process under this script: Playwright's driver and Chromium), and the rest of the
+    machine (whatever else runs: the difference to the machine's total). A process that exits
+    between two samples loses at most its last 0.5 s.
+    """
+
+    def __init__(self, server: VoilaServer):
+        self.server_pid = server.proc.pid
+        self.seen: dict[tuple[int, float], tuple[str, float]] = {}  # (pid, create_time) -> (group, cpu s)
+        self.total0 = self._machine()
+
+    @staticmethod
+    def _machine() -> float:
+        t = psutil.cpu_times()
+        return t.user + t.system + getattr(t, "nice", 0.0) + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0)
+
+    def sample(self) -> None:
+        groups: list[tuple[str, psutil.Process]] = []
+        try:
+            srv = psutil.Process(self.server_pid)
+            groups.append(("server", srv))
+            groups += [("kernels", k) for k in srv.children(recursive=True)]
+        except psutil.Error:
+            pass
+        ours = {proc.pid for _, proc in groups}  # the server is this script's child too: not a browser
+        try:
+            groups += [("browsers", c) for c in psutil.Process().children(recursive=True) if c.pid not in ours]
+        except psutil.Error:
+            pass
+        for group, proc in groups:
+            try:
+                key = (proc.pid, proc.create_time())
+                t = proc.cpu_times()
+                self.seen[key] = (group, t.user + t.system)
+            except psutil.Error:
+                pass
+
+    def baseline(self) -> None:
+        """Subtract what the long-lived processes (the server, pooled kernels) used before the level."""
+        self.sample()
+        self.base = dict(self.seen)
+        self.total0 = self._machine()
+
+    def result(self) -> dict[str, float]:
+        base = getattr(self, "base", {})
+        out = {"server": 0.0, "kernels": 0.0, "browsers": 0.0}
+        for key, (group, cpu) in self.seen.items():
+            out[group] += cpu - base.get(key, (group, 0.0))[1]
+        total = self._machine() - self.total0
+        out["other"] = max(0.0, total - sum(out.values()))
+        out["machine"] = total
+        return {k: round(v, 1) for k, v in out.items()}
+
+
+def _rss(server: VoilaServer) -> tuple[float, int]:
+    """Total RSS (MiB) and count of the server's kernels now."""
+    ks = _kernels(server)
+    total = 0.0
+    for k in ks:
+        try:
+            total += k.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20, len(ks)
+
+
 def _kernels(server: VoilaServer) -> list[psutil.Process]:
     try:
         kids = psutil.Process(server.proc.pid).children(recursive=True)
@@ -61,14 +130,27 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         t0 = time.perf_counter()
-        await page.goto(url, wait_until="commit", timeout=(deadline - time.time()) * 1000)
+        resp = await page.goto(url, wait_until="commit", timeout=(deadline - time.time()) * 1000)
+        out["html_first_byte_s"] = time.perf_counter() - t0
+
+        async def html_done():  # when the server finished sending the page (the notebook has executed)
+            try:
+                await resp.finished()
+                out["html_done_s"] = time.perf_counter() - t0
+            except Exception:  # noqa: BLE001 - the page closed first; the timeline just lacks this point
+                pass
+
+        done_task = asyncio.ensure_future(html_done())
         while not await page.evaluate(JS_RENDERED):
             if time.time() > deadline:
                 raise TimeoutError("notebook did not execute")
             await asyncio.sleep(0.1)
+        out["rendered_s"] = time.perf_counter() - t0
         stable = None
         while True:
             prog = await page.evaluate(JS_PROGRESS)
+            if "first_plot_s" not in out and prog["drawn"]:
+                out["first_plot_s"] = time.perf_counter() - t0
             if prog["roots"] >= prog["want"] and prog["plots"] and prog["drawn"] == prog["plots"] and not prog["stale"]:
                 if stable is None:
                     stable = time.perf_counter()
@@ -81,6 +163,8 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
                                    f"{prog['drawn']}/{prog['plots']} drawn)")
             await asyncio.sleep(0.1)
         out["ready_s"] = stable - t0
+        if not done_task.done():
+            done_task.cancel()
         lat = []
         handle = page.locator(SLIDER).first
         for i in range(moves):
@@ -109,11 +193,16 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
     url = f"{server.url}/voila/render/{notebook}"
     results = [dict() for _ in range(n)]
     peak_rss, peak_kernels = 0.0, 0
+    meter = CpuMeter(server)
+    meter.baseline()
+    idle_rss, idle_kernels = _rss(server)  # pooled kernels waiting before any session (preheat)
+    t_start = time.perf_counter()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         deadline = time.time() + timeout
         tasks = [asyncio.ensure_future(session(browser, url, moves, deadline, results[i])) for i in range(n)]
         while not all(t.done() for t in tasks):
+            meter.sample()
             ks = _kernels(server)
             peak_kernels = max(peak_kernels, len(ks))
             rss = 0.0
@@ -124,7 +213,9 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
                     pass
             peak_rss = max(peak_rss, rss / 2**20)
             await asyncio.sleep(0.5)
+        meter.sample()
         await browser.close()
+    wall = time.perf_counter() - t_start
     lat = [x for r in results for x in r.get("latencies", [])]
     ready = [r["ready_s"] for r in results if "ready_s" in r]
     errors = [e for r in results for e in r.get("errors", [])]
@@ -134,8 +225,16 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
             return round(statistics.quantiles(xs, n=100, method="inclusive")[q - 1], 3)
         return round(xs[0], 3) if xs else None
 
+    def med(key):
+        xs = [r[key] for r in results if key in r]
+        return round(statistics.median(xs), 2) if xs else None
+
+    cpu = meter.result()
     return {
         "sessions": n,
+        "html_done_median_s": med("html_done_s"),
+        "rendered_median_s": med("rendered_s"),
+        "first_plot_median_s": med("first_plot_s"),
         "ready_median_s": round(statistics.median(ready), 2) if ready else None,
         "ready_max_s": round(max(ready), 2) if ready else None,
         "slider_p50_s": pct(lat, 50),
@@ -147,6 +246,11 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
         "peak_kernels": peak_kernels,
         "kernel_rss_total_mb": round(peak_rss),
         "kernel_rss_per_kernel_mb": round(peak_rss / peak_kernels) if peak_kernels else None,
+        "idle_kernels_before": idle_kernels,
+        "idle_kernel_rss_mb": round(idle_rss),
+        "wall_s": round(wall, 1),
+        "cpu_s": cpu,
+        "timeline": [{k: round(v, 2) for k, v in r.items() if k.endswith("_s")} for r in results],
     }
 
 
@@ -165,12 +269,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="shared experiment-result cache of the server's kernels, as python -m dpexplore.serve "
                          "sets it: 'fresh' (default: a new empty directory, so the first session computes), "
                          "a directory, or 'off'")
+    ap.add_argument("--voila-arg", action="append", default=[], metavar="--Class.trait=value",
+                    help="extra Voila option for the server (repeatable), e.g. --voila-arg=--KernelManager.transport=ipc")
+    ap.add_argument("--preheat", type=int, default=0, metavar="N",
+                    help="serve with N preheated kernels per notebook, as python -m dpexplore.serve --preheat N")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
     extra = [f"--MappingKernelManager.cull_idle_timeout={a.cull}", "--MappingKernelManager.cull_interval=5",
              f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}",
-             f"--LimitedKernelManager.unconnected_grace={a.grace}"]
+             f"--LimitedKernelManager.unconnected_grace={a.grace}", *a.voila_arg]
     import os
     import tempfile
 
