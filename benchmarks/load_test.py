@@ -95,6 +95,25 @@ class CpuMeter:
         return {k: round(v, 1) for k, v in out.items()}
 
 
+def _wait_for_pool(server: VoilaServer, size: int, timeout: float = 300.0) -> None:
+    """Wait until ``size`` pooled kernels exist and have gone quiet (their notebook ran up to the wait)."""
+    deadline = time.time() + timeout
+    quiet = 0
+    while time.time() < deadline:
+        ks = _kernels(server)
+        busy = 0.0
+        for k in ks:
+            try:
+                busy += k.cpu_percent(interval=None)
+            except psutil.Error:
+                pass
+        quiet = quiet + 1 if len(ks) >= size and busy < 10 else 0
+        if quiet >= 3:
+            return
+        time.sleep(1)
+    print(f"warning: the pool of {size} did not fill and settle within {timeout:.0f} s", file=sys.stderr)
+
+
 def _rss(server: VoilaServer) -> tuple[float, int]:
     """Total RSS (MiB) and count of the server's kernels now."""
     ks = _kernels(server)
@@ -270,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                          "sets it: 'fresh' (default: a new empty directory, so the first session computes), "
                          "a directory, or 'off'")
     ap.add_argument("--voila-arg", action="append", default=[], metavar="--Class.trait=value",
-                    help="extra Voila option for the server (repeatable), e.g. --voila-arg=--KernelManager.transport=ipc")
+                    help="extra Voila option for the server (repeatable), e.g. "
+                         "--voila-arg=--KernelManager.transport=ipc")
     ap.add_argument("--preheat", type=int, default=0, metavar="N",
                     help="serve with N preheated kernels per notebook, as python -m dpexplore.serve --preheat N")
     ap.add_argument("--json", action="store_true")
@@ -278,7 +298,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     extra = [f"--MappingKernelManager.cull_idle_timeout={a.cull}", "--MappingKernelManager.cull_interval=5",
              f"--LimitedKernelManager.max_kernels={max(a.sessions) + 5}",
-             f"--LimitedKernelManager.unconnected_grace={a.grace}", *a.voila_arg]
+             f"--LimitedKernelManager.unconnected_grace={a.grace}"]
+    if a.preheat:
+        from dpexplore.serve import preheat_options
+
+        extra += preheat_options(Path(a.notebooks_dir), a.preheat, [a.notebook])
+        extra[2] = f"--LimitedKernelManager.max_kernels={max(a.sessions) + a.preheat + 5}"
+    extra += a.voila_arg
     import os
     import tempfile
 
@@ -287,12 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     env["DPEXPLORE_CACHE_DIR"] = {"fresh": tmp.name, "off": ""}.get(a.cache_dir, a.cache_dir)
     with tmp, VoilaServer(Path(a.notebooks_dir), cwd=ROOT, extra_args=extra, env=env) as server:
         for n in a.sessions:
+            if a.preheat:
+                _wait_for_pool(server, a.preheat)
             row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout))
             # connected kernels go within cull + 30 s; those of failed sessions after the grace
             t_end = time.time() + a.cull + 30 + (a.grace if row["errors"] else 0)
-            while _kernels(server) and time.time() < t_end:
+            # with a preheated pool, the refilled pool stays: what is above its size is left over
+            while len(_kernels(server)) > a.preheat and time.time() < t_end:
                 time.sleep(1)
-            row["kernels_left_after"] = len(_kernels(server))
+            row["kernels_left_after"] = max(0, len(_kernels(server)) - a.preheat)
             if row["errors"]:  # what the server said about it (execution timeouts, kernel deaths, ...)
                 lines = [ln.strip() for ln in server.log().splitlines()
                          if any(w in ln for w in ("Error", "Timeout", "timed out", "died", "503", "Culling"))]
