@@ -65,6 +65,7 @@ class CpuMeter:
             groups += [("kernels", k) for k in srv.children(recursive=True)]
         except psutil.Error:
             pass
+        groups.append(("this_script", psutil.Process()))  # the ws clients run here
         ours = {proc.pid for _, proc in groups}  # the server is this script's child too: not a browser
         try:
             groups += [("browsers", c) for c in psutil.Process().children(recursive=True) if c.pid not in ours]
@@ -86,7 +87,7 @@ class CpuMeter:
 
     def result(self) -> dict[str, float]:
         base = getattr(self, "base", {})
-        out = {"server": 0.0, "kernels": 0.0, "browsers": 0.0}
+        out = {"server": 0.0, "kernels": 0.0, "browsers": 0.0, "this_script": 0.0}
         for key, (group, cpu) in self.seen.items():
             out[group] += cpu - base.get(key, (group, 0.0))[1]
         total = self._machine() - self.total0
@@ -96,18 +97,22 @@ class CpuMeter:
 
 
 def _wait_for_pool(server: VoilaServer, size: int, timeout: float = 300.0) -> None:
-    """Wait until ``size`` pooled kernels exist and have gone quiet (their notebook ran up to the wait)."""
+    """Wait until ``size`` pooled kernels exist and have gone quiet (each ran its notebook up to the wait and
+    drew the default view): their CPU time grows by < 0.05 s per second, three seconds running."""
     deadline = time.time() + timeout
-    quiet = 0
+    quiet, last = 0, None
     while time.time() < deadline:
         ks = _kernels(server)
-        busy = 0.0
+        cpu = 0.0
         for k in ks:
             try:
-                busy += k.cpu_percent(interval=None)
+                t = k.cpu_times()
+                cpu += t.user + t.system
             except psutil.Error:
                 pass
-        quiet = quiet + 1 if len(ks) >= size and busy < 10 else 0
+        busy = None if last is None or last[0] != len(ks) else cpu - last[1]
+        last = (len(ks), cpu)
+        quiet = quiet + 1 if len(ks) >= size and busy is not None and busy < 0.05 else 0
         if quiet >= 3:
             return
         time.sleep(1)
@@ -206,7 +211,128 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
         await ctx.close()
 
 
-async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, timeout: float) -> dict:
+async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, out: dict) -> None:
+    """A session without a browser: GET the page, then speak the widget protocol over the kernel's
+    websocket as the page's JavaScript would (fetch every widget's state, wait until every panel has a
+    plot and none is still computing; move the first slider by one step and wait for a panel update).
+    What it measures is the server's side alone: what a class gets when each browser has its own CPU."""
+    import urllib.request
+
+    from tests.hosting import wsclient
+
+    errors: list[str] = []
+    ws = None
+    try:
+        t0 = time.perf_counter()
+        loop = asyncio.get_running_loop()
+
+        def fetch():
+            with urllib.request.urlopen(f"{base_url}/voila/render/{notebook}",  # noqa: S310 - loopback
+                                        timeout=max(1.0, deadline - time.time())) as resp:
+                return resp.read().decode()
+
+        html = await loop.run_in_executor(None, fetch)
+        out["html_done_s"] = time.perf_counter() - t0
+        import re
+
+        kernel = re.search(r'kernelId"?\s*[:=]\s*"([0-9a-f-]{36})"', html)
+        models = re.findall(r'model_id\\?"\s*:\s*\\?"([0-9a-f]{32})', html)
+        if kernel is None or not models:
+            raise RuntimeError("no kernel id or widget in the page")
+        ws = await wsclient.connect(base_url, kernel.group(1))
+        # what the page's widget manager does: open the control comm and ask for every widget's state
+        import uuid
+
+        control = uuid.uuid4().hex
+        await ws.write_message(wsclient.message("comm_open", {"comm_id": control, "target_name":
+                                                              "jupyter.widget.control", "data": {}},
+                                                metadata={"version": "1.0.0"}))
+        await ws.write_message(wsclient.message("comm_msg", {"comm_id": control,
+                                                             "data": {"method": "request_states"}}))
+        states: dict[str, dict] = {}
+        while not states:
+            if time.time() > deadline:
+                raise TimeoutError("no widget states")
+            try:
+                frame = await asyncio.wait_for(ws.read_message(), timeout=1)
+            except asyncio.TimeoutError:
+                continue
+            if frame is None:
+                raise RuntimeError("the server closed the websocket")
+            data = (wsclient.decode(frame).get("content") or {}).get("data") or {}
+            if data.get("method") == "update_states":
+                states = {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
+                          for k, v in data.get("states", {}).items()}
+        out["rendered_s"] = time.perf_counter() - t0
+
+        def outputs():
+            return {k: v for k, v in states.items() if v.get("_model_name") == "OutputModel"}
+
+        def has_plot(v):
+            return any("application/vnd.plotly.v1+json" in (o.get("data") or {}) for o in v.get("outputs") or [])
+
+        def ready():
+            outs = outputs()
+            stale = any("dpx-stale" in (v.get("_dom_classes") or []) for v in states.values())
+            return not stale and sum(map(has_plot, outs.values())) >= 3
+
+        async def pump(until, what, quiet: float = 0.0):
+            """Apply incoming widget updates until ``until()``; with ``quiet``, until nothing came for that long."""
+            while quiet or not until():
+                if time.time() > deadline:
+                    raise TimeoutError(what)
+                try:
+                    frame = await asyncio.wait_for(ws.read_message(), timeout=quiet or 1)
+                except asyncio.TimeoutError:
+                    if quiet and until():
+                        return
+                    continue
+                if frame is None:
+                    raise RuntimeError("the server closed the websocket")
+                msg = wsclient.decode(frame)
+                data = (msg.get("content") or {}).get("data") or {}
+                if msg.get("msg_type") == "comm_msg" and data.get("method") == "update":
+                    cid = msg["content"]["comm_id"]
+                    states.setdefault(cid, {}).update(data.get("state") or {})
+                    if "outputs" in (data.get("state") or {}) and states[cid].get("_model_name") == "OutputModel":
+                        changed.append(cid)
+
+        changed: list[str] = []
+        await pump(lambda: any(map(has_plot, outputs().values())), "no plot arrived")
+        out["first_plot_s"] = time.perf_counter() - t0
+        await pump(ready, "panels did not finish")
+        out["ready_s"] = time.perf_counter() - t0
+        grid = next((v for v in states.values() if "dpx-controls" in (v.get("_dom_classes") or [])), None)
+        kids = [c[len("IPY_MODEL_"):] for c in (grid or {}).get("children", [])]
+        slider = next((k for k in kids if states.get(k, {}).get("_model_name", "").endswith("SliderModel")), None)
+        if slider is None:
+            raise RuntimeError("no slider among the controls")
+        lat = []
+        for i in range(moves):
+            await pump(ready, "panels did not finish", quiet=0.3)  # the previous move's redraws are all in
+            st = states[slider]
+            v, step = st["value"], st.get("step") or 1
+            if st["_model_name"] == "FloatLogSliderModel":
+                new = v * st.get("base", 10) ** (step if i % 2 == 0 else -step)
+            else:
+                new = v + (step if i % 2 == 0 else -step)
+            states[slider]["value"] = new
+            changed.clear()
+            t_key = time.perf_counter()
+            await ws.write_message(wsclient.widget_update(slider, {"value": new}))
+            await pump(lambda: bool(changed) and any(has_plot(states[c]) for c in changed), "no plot changed")
+            lat.append(time.perf_counter() - t_key)
+        out["latencies"] = lat
+    except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+    finally:
+        out["errors"] = errors
+        if ws is not None:
+            ws.close()
+
+
+async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, timeout: float,
+                    client: str = "chromium") -> dict:
     from playwright.async_api import async_playwright
 
     url = f"{server.url}/voila/render/{notebook}"
@@ -217,11 +343,19 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
     idle_rss, idle_kernels = _rss(server)  # pooled kernels waiting before any session (preheat)
     t_start = time.perf_counter()
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         deadline = time.time() + timeout
-        tasks = [asyncio.ensure_future(session(browser, url, moves, deadline, results[i])) for i in range(n)]
+        if client == "ws":
+            browser = None
+            tasks = [asyncio.ensure_future(ws_session(server.url, notebook, moves, deadline, results[i]))
+                     for i in range(n)]
+        else:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            tasks = [asyncio.ensure_future(session(browser, url, moves, deadline, results[i])) for i in range(n)]
+        cpu_at_ready = None
         while not all(t.done() for t in tasks):
             meter.sample()
+            if cpu_at_ready is None and all("ready_s" in r or r.get("errors") for r in results):
+                cpu_at_ready = meter.result()  # every page is ready: the slider moves come after
             ks = _kernels(server)
             peak_kernels = max(peak_kernels, len(ks))
             rss = 0.0
@@ -233,7 +367,8 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
             peak_rss = max(peak_rss, rss / 2**20)
             await asyncio.sleep(0.5)
         meter.sample()
-        await browser.close()
+        if browser is not None:
+            await browser.close()
     wall = time.perf_counter() - t_start
     lat = [x for r in results for x in r.get("latencies", [])]
     ready = [r["ready_s"] for r in results if "ready_s" in r]
@@ -251,6 +386,7 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
     cpu = meter.result()
     return {
         "sessions": n,
+        "client": client,
         "html_done_median_s": med("html_done_s"),
         "rendered_median_s": med("rendered_s"),
         "first_plot_median_s": med("first_plot_s"),
@@ -269,6 +405,7 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
         "idle_kernel_rss_mb": round(idle_rss),
         "wall_s": round(wall, 1),
         "cpu_s": cpu,
+        "cpu_s_until_all_ready": cpu_at_ready,
         "timeline": [{k: round(v, 2) for k, v in r.items() if k.endswith("_s")} for r in results],
     }
 
@@ -293,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
                          "--voila-arg=--KernelManager.transport=ipc")
     ap.add_argument("--preheat", type=int, default=0, metavar="N",
                     help="serve with N preheated kernels per notebook, as python -m dpexplore.serve --preheat N")
+    ap.add_argument("--client", choices=["chromium", "ws"], default="chromium",
+                    help="chromium: headless browsers on this machine (default); ws: a websocket client per session "
+                         "that speaks the widget protocol without drawing (the server's side alone)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
@@ -304,7 +444,9 @@ def main(argv: list[str] | None = None) -> int:
 
         extra += preheat_options(Path(a.notebooks_dir), a.preheat, [a.notebook])
         extra[2] = f"--LimitedKernelManager.max_kernels={max(a.sessions) + a.preheat + 5}"
-    extra += a.voila_arg
+    from dpexplore.serve import merge_options
+
+    extra = merge_options(extra, a.voila_arg)
     import os
     import tempfile
 
@@ -315,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in a.sessions:
             if a.preheat:
                 _wait_for_pool(server, a.preheat)
-            row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout))
+            row = asyncio.run(run_level(server, a.notebook, n, a.moves, a.timeout, a.client))
             # connected kernels go within cull + 30 s; those of failed sessions after the grace
             t_end = time.time() + a.cull + 30 + (a.grace if row["errors"] else 0)
             # with a preheated pool, the refilled pool stays: what is above its size is left over

@@ -22,7 +22,7 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
-__all__ = ["main", "preheat_options", "voila_command"]
+__all__ = ["main", "merge_options", "preheat_options", "voila_command"]
 
 
 def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None = None) -> list[str]:
@@ -56,6 +56,19 @@ def preheat_options(notebooks: Path, pool_size: int, names: list[str] | None = N
     return ["--VoilaConfiguration.preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool_size}",
             "--VoilaExecutor.timeout=600", "--LimitedKernelManager.fill_delay=30",
             *(f"--LimitedKernelManager.preheat_notebooks={n}" for n in names)]
+
+
+def merge_options(defaults: list[str], extra: list[str]) -> list[str]:
+    """``defaults`` then ``extra``, without the defaults whose option ``extra`` sets (traitlets refuses a
+    scalar option given twice; list options such as ``preheat_notebooks`` are replaced as a whole).
+
+    Examples
+    --------
+    >>> merge_options(["--A.x=1", "--A.y=2"], ["--A.x=5"])
+    ['--A.y=2', '--A.x=5']
+    """
+    given = {o.split("=", 1)[0] for o in extra}
+    return [o for o in defaults if o.split("=", 1)[0] not in given] + list(extra)
 
 
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
@@ -101,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.preheat < 0 or a.preheat > 64:
         ap.error(f"--preheat must be between 0 and 64; got {a.preheat}")
     if a.preheat:
-        extra = [*preheat_options(nb, a.preheat, a.preheat_notebook), *extra]  # the user's options win
+        extra = merge_options(preheat_options(nb, a.preheat, a.preheat_notebook), extra)
     url = f"http://{'127.0.0.1' if a.host in ('0.0.0.0', '') else a.host}:{a.port}/voila/render/00_index.ipynb"
     if not a.no_browser:
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
