@@ -240,29 +240,7 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
         if kernel is None or not models:
             raise RuntimeError("no kernel id or widget in the page")
         ws = await wsclient.connect(base_url, kernel.group(1))
-        # what the page's widget manager does: open the control comm and ask for every widget's state
-        import uuid
-
-        control = uuid.uuid4().hex
-        await ws.write_message(wsclient.message("comm_open", {"comm_id": control, "target_name":
-                                                              "jupyter.widget.control", "data": {}},
-                                                metadata={"version": "1.0.0"}))
-        await ws.write_message(wsclient.message("comm_msg", {"comm_id": control,
-                                                             "data": {"method": "request_states"}}))
-        states: dict[str, dict] = {}
-        while not states:
-            if time.time() > deadline:
-                raise TimeoutError("no widget states")
-            try:
-                frame = await asyncio.wait_for(ws.read_message(), timeout=1)
-            except asyncio.TimeoutError:
-                continue
-            if frame is None:
-                raise RuntimeError("the server closed the websocket")
-            data = (wsclient.decode(frame).get("content") or {}).get("data") or {}
-            if data.get("method") == "update_states":
-                states = {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
-                          for k, v in data.get("states", {}).items()}
+        states = await wsclient.request_states(ws, seconds=max(1.0, deadline - time.time()))
         out["rendered_s"] = time.perf_counter() - t0
 
         def outputs():

@@ -44,8 +44,9 @@ def preheat_options(notebooks: Path, pool_size: int, names: list[str] | None = N
     A pooled kernel runs its notebook up to the dashboard cell, builds and draws the default view and
     waits there for a page (:meth:`dpexplore.ui.dashboard.Dashboard._await_request`), inside Voila's cell
     timeout: that is raised to 600 s here and the kernel manager replaces a pooled kernel no page took
-    within 540 s (``LimitedKernelManager.pool_max_age``). A page refills its pool after 30 s
-    (``fill_delay``), so the refills do not compete with a class arriving at once.
+    within 540 s (``LimitedKernelManager.pool_max_age``). Refills start once no page was requested
+    for 20 s (``LimitedKernelManager.pool_fill_quiet``), so they do not compete with a class arriving
+    at once; a page that finds no pooled kernel ready gets a new kernel at once.
     """
     if names:
         bad = [n for n in names if not (notebooks / n).is_file()]
@@ -54,7 +55,7 @@ def preheat_options(notebooks: Path, pool_size: int, names: list[str] | None = N
     else:
         names = sorted(p.name for p in notebooks.glob("*.ipynb") if p.name != "00_index.ipynb")
     return ["--VoilaConfiguration.preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool_size}",
-            "--VoilaExecutor.timeout=600", "--LimitedKernelManager.fill_delay=30",
+            "--VoilaExecutor.timeout=600",
             *(f"--LimitedKernelManager.preheat_notebooks={n}" for n in names)]
 
 

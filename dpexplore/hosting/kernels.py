@@ -82,6 +82,14 @@ class LimitedKernelManager(AsyncMappingKernelManager):
              "default, one pool per notebook found). Pooled kernels count against max_kernels.",
     )
 
+    pool_fill_quiet = Integer(
+        20, config=True,
+        help="Start a kernel that refills a preheated pool only once no page was requested for this many "
+             "seconds (at most pool_max_age later): the refill of a class's pool does not compete with "
+             "the class. A page never waits for a refill: with no pooled kernel ready it gets a new kernel "
+             "at once (see dpexplore.hosting.patches).",
+    )
+
     pool_max_age = Integer(
         0, config=True,
         help="Replace a pooled (preheated) kernel that no page has taken after this many seconds. A pooled "
@@ -98,6 +106,7 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.starting = 0  # starts in progress (not yet in list_kernel_ids())
         self.pooled: set[str] = set()  # preheated kernels no page has taken yet
         self.recycled = 0  # pooled kernels replaced for age (see pool_max_age)
+        self.last_page_at = float("-inf")  # time.monotonic() of the last page request
         self._reaper = None
         if self.preheat_notebooks and hasattr(self, "kernel_pools_config"):  # wrapped by Voila's preheat factory
             size = int(getattr(getattr(self.parent, "voila_configuration", None), "default_pool_size", 1))
@@ -117,12 +126,6 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         return float(self.pool_max_age) if self.pool_max_age > 0 else max(30.0, self._cell_timeout() - 60.0)
 
     async def start_kernel(self, *args, **kwargs):  # type: ignore[override]
-        # check and count in one step (no await in between): the cap holds under a burst
-        if len(self.list_kernel_ids()) + self.starting >= self.max_kernels:
-            raise web.HTTPError(
-                503, f"dashboard server is full ({self.max_kernels} sessions)",
-                reason=f"Dashboard server is full ({self.max_kernels} sessions): close a tab or try again later",
-            )
         env = kwargs.get("env")
         pooled = isinstance(env, dict) and env.get("VOILA_PREHEAT") == "True"
         if pooled:  # a preheated kernel for the pool (voila_kernel_manager.VoilaKernelManager._initialize)
@@ -131,6 +134,13 @@ class LimitedKernelManager(AsyncMappingKernelManager):
                              # the kit's wait gives up before Voila's cell timeout; the reaper replaces it sooner
                              "DPEXPLORE_PREHEAT_WAIT": str(int(self.effective_pool_max_age() + 30)),
                              "VOILA_APP_IP": "127.0.0.1" if ip in ("0.0.0.0", "::", "") else ip}
+            await self._wait_until_quiet()  # before the cap check: the check and the count stay together
+        # check and count in one step (no await in between): the cap holds under a burst
+        if len(self.list_kernel_ids()) + self.starting >= self.max_kernels:
+            raise web.HTTPError(
+                503, f"dashboard server is full ({self.max_kernels} sessions)",
+                reason=f"Dashboard server is full ({self.max_kernels} sessions): close a tab or try again later",
+            )
         self.starting += 1
         try:
             kernel_id = await super().start_kernel(*args, **kwargs)
@@ -147,6 +157,28 @@ class LimitedKernelManager(AsyncMappingKernelManager):
             page.kernel_started(kernel_id)
         self._start_reaper()
         return kernel_id
+
+    def page_requested(self) -> None:
+        """A page request arrived (called by the patched render handler)."""
+        self.last_page_at = time.monotonic()
+
+    async def _wait_until_quiet(self) -> None:
+        import asyncio
+
+        t_end = time.monotonic() + self.effective_pool_max_age()
+        while time.monotonic() - self.last_page_at < self.pool_fill_quiet and time.monotonic() < t_end:
+            await asyncio.sleep(1.0)
+
+    def ready_pool_first(self, notebook: str) -> bool:
+        """Put the pool's started kernels first (Voila takes ``pool[0]``) and drop failed starts; True if
+        a started kernel is there. Called by the patched render handler before it takes one."""
+        pool = getattr(self, "_pools", {}).get(notebook)
+        if not pool:
+            return False
+        ok = [t for t in pool if t.done() and not t.cancelled() and t.exception() is None]
+        pending = [t for t in pool if not t.done()]
+        pool[:] = ok + pending
+        return bool(ok)
 
     def pool_kernel_taken(self, kernel_id: str) -> None:
         """Voila handed the pooled kernel ``kernel_id`` to the page being served (called from the patched

@@ -26,6 +26,8 @@ class attribute or a module-level name, so it holds however the name was importe
   only this server's kernels (a per-process token, :data:`QUERY_TOKEN`, given to pooled kernels in
   their environment) and no longer drops another kernel's waiter when a connection closes (0.5.13's
   ``on_close`` deletes the last waiter when it does not find its own: that kernel then waits forever).
+  A page takes a pooled kernel only when one has started (``should_use_rendered_notebook``):
+  otherwise it gets a new kernel at once instead of waiting for a refill still starting.
 * **Page tracking**: the render handler tells :class:`~dpexplore.hosting.kernels.LimitedKernelManager`
   which kernel it started and when it finished sending the page, so kernels whose page never
   connected can be shut down soon after.
@@ -147,6 +149,9 @@ def _wrap_incoming(orig):
 # -- Voila's render and shutdown handlers ---------------------------------------------------------
 def _wrap_render(orig_get):
     async def get(self, path=None):
+        requested = getattr(self.kernel_manager, "page_requested", None)
+        if requested is not None:
+            requested()
         page = _PageRequest(self)
         token = _CURRENT_PAGE.set(page)
         try:
@@ -241,6 +246,24 @@ def _wrap_send_updates(orig):
     return classmethod(send_updates)
 
 
+def _wrap_should_use(orig):
+    """``VoilaHandler.should_use_rendered_notebook``: use the pool only when a pooled kernel has started
+    (Voila's own check counts starts still pending, and the page then waited for one, or failed with it)."""
+
+    def should_use_rendered_notebook(self, notebook_data, pool_size, *args, **kwargs):
+        if not orig(self, notebook_data, pool_size, *args, **kwargs):
+            return False
+        km = self.kernel_manager
+        ready = getattr(km, "ready_pool_first", None)
+        if ready is None:
+            return True
+        name = next((n for n, d in getattr(km, "notebook_data", {}).items() if d is notebook_data), None)
+        return name is not None and ready(name)
+
+    should_use_rendered_notebook._dpexplore = True  # type: ignore[attr-defined]
+    return should_use_rendered_notebook
+
+
 def _query_open(self, kernel_id, *args, **kwargs):
     token = self.get_argument("dpx_token", "")
     if not (isinstance(token, str) and hmac.compare_digest(token.encode(), QUERY_TOKEN.encode())):
@@ -295,6 +318,10 @@ def install() -> dict[str, bool]:
     except ImportError:  # pragma: no cover - Voila restructured
         done["voila_preheat"] = False
     else:
+        from voila.handler import VoilaHandler
+
+        if not getattr(VoilaHandler.should_use_rendered_notebook, "_dpexplore", False):
+            VoilaHandler.should_use_rendered_notebook = _wrap_should_use(VoilaHandler.should_use_rendered_notebook)
         if not getattr(RequestInfoSocketHandler.send_updates, "_dpexplore", False):
             RequestInfoSocketHandler.send_updates = _wrap_send_updates(RequestInfoSocketHandler.send_updates)
         RequestInfoSocketHandler.open = _query_open

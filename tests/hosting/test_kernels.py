@@ -3,6 +3,7 @@ while it may still be executing the notebook (the idle culler once killed such a
 executing the paper-1 dashboard: 'Culling idle kernel ... with 0 connections', then 'Kernel died')."""
 
 import asyncio
+import concurrent.futures
 import time
 import types
 
@@ -85,8 +86,6 @@ def test_the_cap_counts_starts_in_progress(monkeypatch):
 
 
 def _done(result=None, exc=None):
-    import concurrent.futures
-
     fut = concurrent.futures.Future()  # the Task API the pool uses: done, cancelled, exception, result
     if exc is not None:
         fut.set_exception(exc)
@@ -162,3 +161,27 @@ def test_a_pool_start_during_a_page_request_is_not_that_pages_kernel_until_hande
     m.started_at[pooled] -= 1000
     m.pool_kernel_taken(pooled)
     assert pooled in m.page_kernels and pooled not in m.pooled and m.in_grace(pooled)
+
+
+def test_a_page_takes_only_a_started_pooled_kernel_and_failed_starts_are_dropped():
+    m = LimitedKernelManager(connect_timeout=0)
+    pending = concurrent.futures.Future()
+    failed = _done(exc=RuntimeError("refused by the cap"))
+    ready = _done({"kernel_id": "ready"})
+    m._pools = {"nb.ipynb": [pending, failed, ready]}
+    assert m.ready_pool_first("nb.ipynb")
+    assert m._pools["nb.ipynb"] == [ready, pending]  # Voila takes pool[0]: the started one
+    m._pools = {"nb.ipynb": [pending]}
+    assert not m.ready_pool_first("nb.ipynb")  # only a start in progress: the page gets a new kernel now
+    assert not m.ready_pool_first("other.ipynb")
+
+
+def test_a_pool_refill_waits_until_no_page_arrived_for_pool_fill_quiet_seconds():
+    m = LimitedKernelManager(pool_fill_quiet=1, pool_max_age=30, connect_timeout=0)
+    t0 = time.monotonic()
+    asyncio.run(m._wait_until_quiet())
+    assert time.monotonic() - t0 < 0.5  # no page yet: at once
+    m.page_requested()
+    t0 = time.monotonic()
+    asyncio.run(m._wait_until_quiet())
+    assert 0.9 <= time.monotonic() - t0 < 5

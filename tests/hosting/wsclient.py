@@ -115,3 +115,28 @@ def decode(frame) -> dict:
     (n,) = struct.unpack("!i", frame[:4])
     offsets = list(struct.unpack("!" + "I" * n, frame[4: 4 * (n + 1)])) + [len(frame)]
     return json.loads(frame[offsets[0]: offsets[1]].decode())
+
+
+async def request_states(ws, *, seconds: float = 30.0) -> dict[str, dict]:
+    """Every widget's state, asked for as the page's widget manager does (the ``jupyter.widget.control``
+    comm, ``request_states``): model id -> state, with ``_model_name`` from the reply."""
+    import asyncio
+    import time
+
+    control = uuid.uuid4().hex
+    await ws.write_message(message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                 "data": {}}, metadata={"version": "1.0.0"}))
+    await ws.write_message(message("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
+    t_end = time.monotonic() + seconds
+    while (left := t_end - time.monotonic()) > 0:
+        try:
+            frame = await asyncio.wait_for(ws.read_message(), timeout=min(1.0, left))
+        except asyncio.TimeoutError:
+            continue
+        if frame is None:
+            raise ConnectionError("the server closed the websocket")
+        data = (decode(frame).get("content") or {}).get("data") or {}
+        if data.get("method") == "update_states":
+            return {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
+                    for k, v in data.get("states", {}).items()}
+    raise TimeoutError("no widget states")
