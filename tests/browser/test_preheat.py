@@ -24,10 +24,12 @@ def _pooled_kernels(srv) -> list[str]:
     return re.findall(r"Using pre-heated kernel: ([0-9a-f-]{36})", srv.log())
 
 
-def _wait_pool(srv, size: int, timeout: float = 120.0) -> None:
+def _wait_pool(srv, size: int, timeout: float = 120.0, fills: int = 1) -> None:
+    """Until Voila logged ``fills`` times that the pool is full (each refill after a page took a kernel
+    logs it again; refills wait until no page was requested for pool_fill_quiet = 20 s)."""
     t_end = time.time() + timeout
     while time.time() < t_end:
-        if f"is filled with {size} kernel(s)" in srv.log():
+        if srv.log().count(f"is filled with {size} kernel(s)") >= fills:
             return
         time.sleep(0.5)
     pytest.fail(f"the pool did not fill within {timeout:.0f} s:\n{srv.log()[-3000:]}")
@@ -88,7 +90,7 @@ def test_a_plain_link_from_the_pool_opens_on_the_defaults_and_a_bad_parameter_is
 
 
 def test_a_pooled_page_owns_its_kernel_and_closing_the_tab_frees_it(server, browser):
-    _wait_pool(server, 2)  # refilled after the earlier pages (fill_delay 30 s)
+    _wait_pool(server, 2, timeout=180, fills=3)  # refilled after the two earlier pages took its kernels
     ctx = browser.new_context()
     ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
         ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")) else route.abort())
