@@ -45,7 +45,7 @@ def preheat_options(notebooks: Path, pool_size: int, names: list[str] | None = N
     waits there for a page (:meth:`dpexplore.ui.dashboard.Dashboard._await_request`), inside Voila's cell
     timeout: that is raised to 600 s here and the kernel manager replaces a pooled kernel no page took
     within 540 s (``LimitedKernelManager.pool_max_age``). Refills start once no page was requested
-    for 20 s (``LimitedKernelManager.pool_fill_quiet``), so they do not compete with a class arriving
+    for 60 s (``LimitedKernelManager.pool_fill_quiet``), so they do not compete with a class arriving
     at once; a page that finds no pooled kernel ready gets a new kernel at once.
     """
     if names:

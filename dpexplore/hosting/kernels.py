@@ -83,7 +83,7 @@ class LimitedKernelManager(AsyncMappingKernelManager):
     )
 
     pool_fill_quiet = Integer(
-        20, config=True,
+        60, config=True,
         help="Start a kernel that refills a preheated pool only once no page was requested for this many "
              "seconds (at most pool_max_age later): the refill of a class's pool does not compete with "
              "the class. A page never waits for a refill: with no pooled kernel ready it gets a new kernel "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dpexplore.serve import preheat_options
+from dpexplore.serve import merge_options, preheat_options
 from tests.hosting.wsclient import kernel_alive
 
 from .harness import JS_RENDERED, VoilaServer, check_page, launch_browser
@@ -26,7 +26,7 @@ def _pooled_kernels(srv) -> list[str]:
 
 def _wait_pool(srv, size: int, timeout: float = 120.0, fills: int = 1) -> None:
     """Until Voila logged ``fills`` times that the pool is full (each refill after a page took a kernel
-    logs it again; refills wait until no page was requested for pool_fill_quiet = 20 s)."""
+    logs it again; refills wait until no page was requested for pool_fill_quiet, 5 s here)."""
     t_end = time.time() + timeout
     while time.time() < t_end:
         if srv.log().count(f"is filled with {size} kernel(s)") >= fills:
@@ -38,7 +38,7 @@ def _wait_pool(srv, size: int, timeout: float = 120.0, fills: int = 1) -> None:
 @pytest.fixture(scope="module")
 def server():
     _require_browser()
-    extra = preheat_options(ROOT / "notebooks", 2, [NB])
+    extra = merge_options(preheat_options(ROOT / "notebooks", 2, [NB]), ["--LimitedKernelManager.pool_fill_quiet=5"])
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=extra) as srv:
         _wait_pool(srv, 2)
         yield srv
