@@ -211,7 +211,7 @@ async def session(browser, url: str, moves: int, deadline: float, out: dict) -> 
         await ctx.close()
 
 
-async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, out: dict) -> None:
+async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, out: dict, executor=None) -> None:
     """A session without a browser: GET the page, then speak the widget protocol over the kernel's
     websocket as the page's JavaScript would (fetch every widget's state, wait until every panel has a
     plot and none is still computing; move the first slider by one step and wait for a panel update).
@@ -231,7 +231,7 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
                                         timeout=max(1.0, deadline - time.time())) as resp:
                 return resp.read().decode()
 
-        html = await loop.run_in_executor(None, fetch)
+        html = await loop.run_in_executor(executor, fetch)  # one thread per session: every GET at once
         out["html_done_s"] = time.perf_counter() - t0
         import re
 
@@ -239,7 +239,8 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
         models = re.findall(r'model_id\\?"\s*:\s*\\?"([0-9a-f]{32})', html)
         if kernel is None or not models:
             raise RuntimeError("no kernel id or widget in the page")
-        ws = await wsclient.connect(base_url, kernel.group(1))
+        # a browser has no 10 s connect timeout: wait as long as the session may
+        ws = await wsclient.connect(base_url, kernel.group(1), timeout=max(10.0, deadline - time.time()))
         states = await wsclient.request_states(ws, seconds=max(1.0, deadline - time.time()))
         out["rendered_s"] = time.perf_counter() - t0
 
@@ -323,8 +324,11 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
     async with async_playwright() as p:
         deadline = time.time() + timeout
         if client == "ws":
+            import concurrent.futures
+
             browser = None
-            tasks = [asyncio.ensure_future(ws_session(server.url, notebook, moves, deadline, results[i]))
+            executor = concurrent.futures.ThreadPoolExecutor(max_workers=n)
+            tasks = [asyncio.ensure_future(ws_session(server.url, notebook, moves, deadline, results[i], executor))
                      for i in range(n)]
         else:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -347,6 +351,8 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
         meter.sample()
         if browser is not None:
             await browser.close()
+        else:
+            executor.shutdown(wait=False)
     wall = time.perf_counter() - t_start
     lat = [x for r in results for x in r.get("latencies", [])]
     ready = [r["ready_s"] for r in results if "ready_s" in r]

@@ -37,9 +37,9 @@ def widget_update(comm_id: str, state: dict) -> str:
     return message("comm_msg", {"comm_id": comm_id, "data": {"method": "update", "state": state, "buffer_paths": []}})
 
 
-async def connect(base_url: str, kernel_id: str, *, subprotocol: str | None = None):
+async def connect(base_url: str, kernel_id: str, *, subprotocol: str | None = None, timeout: float = 10.0):
     ws_url = base_url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
-    req = httpclient.HTTPRequest(ws_url, connect_timeout=10, request_timeout=10)
+    req = httpclient.HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
     return await websocket.websocket_connect(req, subprotocols=[subprotocol] if subprotocol else None)
 
 
