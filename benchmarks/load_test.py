@@ -397,7 +397,9 @@ async def run_level(server: VoilaServer, notebook: str, n: int, moves: int, time
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, nargs="+", default=[2], help="session counts to try, in order")
-    ap.add_argument("--notebook", default="01_spectral_clustering.ipynb")
+    ap.add_argument("--notebook", default="01_spectral_clustering.ipynb",
+                    help="notebook to open, optionally with a query (a deep link), e.g. "
+                         "01_spectral_clustering.ipynb?epsilon=0.5")
     ap.add_argument("--notebooks-dir", default=str(ROOT / "notebooks"))
     ap.add_argument("--moves", type=int, default=4, help="slider moves per session")
     ap.add_argument("--timeout", type=float, default=300, help="deadline per level (s)")
@@ -426,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.preheat:
         from dpexplore.serve import preheat_options
 
-        extra += preheat_options(Path(a.notebooks_dir), a.preheat, [a.notebook])
+        extra += preheat_options(Path(a.notebooks_dir), a.preheat, [a.notebook.split("?")[0]])
         extra[2] = f"--LimitedKernelManager.max_kernels={max(a.sessions) + a.preheat + 5}"
     from dpexplore.serve import merge_options
 
