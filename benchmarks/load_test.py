@@ -241,7 +241,9 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
             raise RuntimeError("no kernel id or widget in the page")
         # a browser has no 10 s connect timeout: wait as long as the session may
         ws = await wsclient.connect(base_url, kernel.group(1), timeout=max(10.0, deadline - time.time()))
-        states = await wsclient.request_states(ws, seconds=max(1.0, deadline - time.time()))
+        dropped: list = []
+        states = await wsclient.request_states(ws, seconds=max(1.0, deadline - time.time()), dropped=dropped)
+        out["updates_before_state_reply"] = len(dropped)
         out["rendered_s"] = time.perf_counter() - t0
 
         def outputs():
@@ -303,7 +305,10 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
             lat.append(time.perf_counter() - t_key)
         out["latencies"] = lat
     except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
-        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+        msg = f"{type(exc).__name__}: {exc}"
+        if "updates_before_state_reply" in out:  # a stall: did an update arrive before the state reply?
+            msg += f" ({out['updates_before_state_reply']} widget update(s) arrived before the state reply)"
+        errors.append(msg[:300])
     finally:
         out["errors"] = errors
         if ws is not None:

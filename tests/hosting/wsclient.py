@@ -117,9 +117,13 @@ def decode(frame) -> dict:
     return json.loads(frame[offsets[0]: offsets[1]].decode())
 
 
-async def request_states(ws, *, seconds: float = 30.0) -> dict[str, dict]:
+async def request_states(ws, *, seconds: float = 30.0, dropped: list | None = None) -> dict[str, dict]:
     """Every widget's state, asked for as the page's widget manager does (the ``jupyter.widget.control``
-    comm, ``request_states``): model id -> state, with ``_model_name`` from the reply."""
+    comm, ``request_states``): model id -> state, with ``_model_name`` from the reply.
+
+    Widget updates that arrive before the reply are not applied (a page's widget manager has no model
+    for them yet either); ``dropped`` receives them (comm id, state), to tell whether a view that never
+    completes missed one."""
     import asyncio
     import time
 
@@ -135,7 +139,10 @@ async def request_states(ws, *, seconds: float = 30.0) -> dict[str, dict]:
             continue
         if frame is None:
             raise ConnectionError("the server closed the websocket")
-        data = (decode(frame).get("content") or {}).get("data") or {}
+        content = decode(frame).get("content") or {}
+        data = content.get("data") or {}
+        if data.get("method") == "update" and dropped is not None:
+            dropped.append((content.get("comm_id"), data.get("state") or {}))
         if data.get("method") == "update_states":
             return {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
                     for k, v in data.get("states", {}).items()}
