@@ -22,7 +22,7 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
-__all__ = ["main", "voila_command"]
+__all__ = ["main", "merge_options", "preheat_options", "voila_command"]
 
 
 def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None = None) -> list[str]:
@@ -36,6 +36,40 @@ def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None
                                             [sys.executable, "-m", "voila"])
     return [*base, str(notebooks), "--no-browser", f"--Voila.ip={host}", f"--Voila.port={port}",
             "--Voila.port_retries=0", *(extra or [])]
+
+
+def preheat_options(notebooks: Path, pool_size: int, names: list[str] | None = None) -> list[str]:
+    """Voila options for ``pool_size`` preheated kernels per notebook (public so tests can check them).
+
+    A pooled kernel runs its notebook up to the dashboard cell, builds and draws the default view and
+    waits there for a page (:meth:`dpexplore.ui.dashboard.Dashboard._await_request`), inside Voila's cell
+    timeout: that is raised to 600 s here and the kernel manager replaces a pooled kernel no page took
+    within 540 s (``LimitedKernelManager.pool_max_age``). Refills start once no page was requested
+    for 60 s (``LimitedKernelManager.pool_fill_quiet``), so they do not compete with a class arriving
+    at once; a page that finds no pooled kernel ready gets a new kernel at once.
+    """
+    if names:
+        bad = [n for n in names if not (notebooks / n).is_file()]
+        if bad:
+            raise SystemExit(f"error: --preheat-notebook {bad[0]!r}: no such notebook in {notebooks}")
+    else:
+        names = sorted(p.name for p in notebooks.glob("*.ipynb") if p.name != "00_index.ipynb")
+    return ["--VoilaConfiguration.preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool_size}",
+            "--VoilaExecutor.timeout=600",
+            *(f"--LimitedKernelManager.preheat_notebooks={n}" for n in names)]
+
+
+def merge_options(defaults: list[str], extra: list[str]) -> list[str]:
+    """``defaults`` then ``extra``, without the defaults whose option ``extra`` sets (traitlets refuses a
+    scalar option given twice; list options such as ``preheat_notebooks`` are replaced as a whole).
+
+    Examples
+    --------
+    >>> merge_options(["--A.x=1", "--A.y=2"], ["--A.x=5"])
+    ['--A.y=2', '--A.x=5']
+    """
+    given = {o.split("=", 1)[0] for o in extra}
+    return [o for o in defaults if o.split("=", 1)[0] not in given] + list(extra)
 
 
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
@@ -64,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--poll-dir", default=os.environ.get("DPEXPLORE_POLL_DIR") or str(Path(os.environ.get(
         "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "polls"),
         help="folder of the class-poll database shared by every kernel (default ~/.cache/dpexplore/polls)")
+    ap.add_argument("--preheat", type=int, default=0, metavar="N",
+                    help="keep N preheated kernels per dashboard (Voila's preheat_kernel): the notebook has run "
+                         "before a student asks for it; each pooled kernel holds ~200 MiB while it waits")
+    ap.add_argument("--preheat-notebook", action="append", default=[], metavar="NAME",
+                    help="with --preheat: preheat only this notebook (repeatable; default: every notebook but "
+                         "00_index.ipynb)")
     a, extra = ap.parse_known_args(argv)
     stray = [x for x in extra if not x.startswith("--")]
     if stray:
@@ -72,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (nb / "00_index.ipynb").is_file():
         print(f"error: {nb}/00_index.ipynb not found; run this from the dpexplore checkout", file=sys.stderr)
         return 2
+    if a.preheat < 0 or a.preheat > 64:
+        ap.error(f"--preheat must be between 0 and 64; got {a.preheat}")
+    if a.preheat:
+        extra = merge_options(preheat_options(nb, a.preheat, a.preheat_notebook), extra)
     url = f"http://{'127.0.0.1' if a.host in ('0.0.0.0', '') else a.host}:{a.port}/voila/render/00_index.ipynb"
     if not a.no_browser:
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()

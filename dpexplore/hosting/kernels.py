@@ -21,10 +21,10 @@ import time
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
-from traitlets import Integer
+from traitlets import Integer, List, Unicode
 
 from . import install_voila_mitigations
-from .patches import current_page
+from .patches import QUERY_TOKEN, current_page
 
 __all__ = ["LimitedKernelManager"]
 
@@ -34,6 +34,15 @@ install_voila_mitigations()
 # instead of 2 ms on a loaded 2-core machine). Set the variables before starting Voila to override.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+
+def _forget_request_info(kernel_id: str) -> None:
+    """Drop the request info Voila keeps for a preheated kernel (its dict is never emptied otherwise)."""
+    try:
+        from voila.request_info_handler import RequestInfoSocketHandler
+    except ImportError:  # pragma: no cover - Voila not installed
+        return
+    RequestInfoSocketHandler._cache.pop(kernel_id, None)
 
 
 class LimitedKernelManager(AsyncMappingKernelManager):
@@ -66,15 +75,66 @@ class LimitedKernelManager(AsyncMappingKernelManager):
 
     reap_interval = Integer(10, config=True, help="Seconds between checks for pages that never connected.")
 
+    preheat_notebooks = List(
+        Unicode(), config=True,
+        help="With Voila's --preheat_kernel: the notebooks (paths relative to the served folder) that get a pool "
+             "of VoilaConfiguration.default_pool_size preheated kernels; empty: every notebook (Voila's "
+             "default, one pool per notebook found). Pooled kernels count against max_kernels.",
+    )
+
+    pool_fill_quiet = Integer(
+        60, config=True,
+        help="Start a kernel that refills a preheated pool only once no page was requested for this many "
+             "seconds (at most pool_max_age later): the refill of a class's pool does not compete with "
+             "the class. A page never waits for a refill: with no pooled kernel ready it gets a new kernel "
+             "at once (see dpexplore.hosting.patches).",
+    )
+
+    pool_max_age = Integer(
+        0, config=True,
+        help="Replace a pooled (preheated) kernel that no page has taken after this many seconds. A pooled "
+             "kernel waits for its page inside the dashboard cell, and Voila fails that cell at "
+             "VoilaExecutor.timeout: replacing it first keeps the pool usable. 0: VoilaExecutor.timeout - 60 "
+             "(at least 30).",
+    )
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.started_at: dict[str, float] = {}  # kernel id -> time.monotonic() at start
         self.ever_connected: set[str] = set()  # kernel ids a browser has connected to
         self.page_kernels: dict[str, float | None] = {}  # Voila page kernels -> when the page was sent
         self.starting = 0  # starts in progress (not yet in list_kernel_ids())
+        self.pooled: set[str] = set()  # preheated kernels no page has taken yet
+        self.recycled = 0  # pooled kernels replaced for age (see pool_max_age)
+        self.last_page_at = float("-inf")  # time.monotonic() of the last page request
         self._reaper = None
+        if self.preheat_notebooks and hasattr(self, "kernel_pools_config"):  # wrapped by Voila's preheat factory
+            size = int(getattr(getattr(self.parent, "voila_configuration", None), "default_pool_size", 1))
+            env = dict(getattr(self, "default_env_variables", {}) or {})
+            self.kernel_pools_config = {"default": {"pool_size": 0, "kernel_env_variables": env},
+                                        **{nb: {"pool_size": size, "kernel_env_variables": env}
+                                           for nb in self.preheat_notebooks}}
+
+    def _cell_timeout(self) -> float:
+        try:
+            return float(self.parent.config.VoilaExecutor.timeout)
+        except (AttributeError, TypeError, ValueError):
+            return 180.0
+
+    def effective_pool_max_age(self) -> float:
+        """Seconds after which an untaken pooled kernel is replaced (see ``pool_max_age``)."""
+        return float(self.pool_max_age) if self.pool_max_age > 0 else max(30.0, self._cell_timeout() - 60.0)
 
     async def start_kernel(self, *args, **kwargs):  # type: ignore[override]
+        env = kwargs.get("env")
+        pooled = isinstance(env, dict) and env.get("VOILA_PREHEAT") == "True"
+        if pooled:  # a preheated kernel for the pool (voila_kernel_manager.VoilaKernelManager._initialize)
+            ip = str(getattr(self.parent, "ip", "") or "127.0.0.1")
+            kwargs["env"] = {**env, "DPEXPLORE_QUERY_TOKEN": QUERY_TOKEN,
+                             # the kit's wait gives up before Voila's cell timeout; the reaper replaces it sooner
+                             "DPEXPLORE_PREHEAT_WAIT": str(int(self.effective_pool_max_age() + 30)),
+                             "VOILA_APP_IP": "127.0.0.1" if ip in ("0.0.0.0", "::", "") else ip}
+            await self._wait_until_quiet()  # before the cap check: the check and the count stay together
         # check and count in one step (no await in between): the cap holds under a burst
         if len(self.list_kernel_ids()) + self.starting >= self.max_kernels:
             raise web.HTTPError(
@@ -87,12 +147,47 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         finally:
             self.starting -= 1
         self.started_at[kernel_id] = time.monotonic()
-        page = current_page()
+        # a pool refill runs in a task created while a page was being served: it inherits that page's
+        # context, but the kernel is not that page's
+        page = None if pooled else current_page()
+        if pooled:
+            self.pooled.add(kernel_id)
         if page is not None:
             self.page_kernels[kernel_id] = None
             page.kernel_started(kernel_id)
         self._start_reaper()
         return kernel_id
+
+    def page_requested(self) -> None:
+        """A page request arrived (called by the patched render handler)."""
+        self.last_page_at = time.monotonic()
+
+    async def _wait_until_quiet(self) -> None:
+        import asyncio
+
+        t_end = time.monotonic() + self.effective_pool_max_age()
+        while time.monotonic() - self.last_page_at < self.pool_fill_quiet and time.monotonic() < t_end:
+            await asyncio.sleep(1.0)
+
+    def ready_pool_first(self, notebook: str) -> bool:
+        """Put the pool's started kernels first (Voila takes ``pool[0]``) and drop failed starts; True if
+        a started kernel is there. Called by the patched render handler before it takes one."""
+        pool = getattr(self, "_pools", {}).get(notebook)
+        if not pool:
+            return False
+        ok = [t for t in pool if t.done() and not t.cancelled() and t.exception() is None]
+        pending = [t for t in pool if not t.done()]
+        pool[:] = ok + pending
+        return bool(ok)
+
+    def pool_kernel_taken(self, kernel_id: str) -> None:
+        """Voila handed the pooled kernel ``kernel_id`` to the page being served (called from the patched
+        ``RequestInfoSocketHandler.send_updates``): from now on it is that page's kernel, with its grace,
+        connect timeout and owner cookie counted from now."""
+        self.pooled.discard(kernel_id)
+        self.started_at[kernel_id] = time.monotonic()
+        self.page_kernels[kernel_id] = None
+        self._start_reaper()
 
     def page_sent(self, kernel_id: str) -> None:
         """Voila finished sending the page of ``kernel_id`` (called by the render handler)."""
@@ -118,13 +213,53 @@ class LimitedKernelManager(AsyncMappingKernelManager):
                 if sent is not None and k not in self.ever_connected and now - sent > self.connect_timeout]
 
     def _start_reaper(self) -> None:
-        if self._reaper is None and self.connect_timeout > 0:
+        if self._reaper is None and (self.connect_timeout > 0 or self.pooled):
             from tornado.ioloop import PeriodicCallback
 
             self._reaper = PeriodicCallback(self._reap, 1000 * max(1, self.reap_interval))
             self._reaper.start()
 
+    async def _recycle_pool(self) -> None:
+        """Replace pooled kernels older than ``pool_max_age`` and drop pool entries whose start failed
+        (e.g. refused by the cap), then refill the pools."""
+        pools = getattr(self, "_pools", None)
+        if not pools:
+            return
+        max_age, now = self.effective_pool_max_age(), time.monotonic()
+        for notebook, pool in list(pools.items()):
+            old: list[dict] = []
+            for task in list(pool):  # no await in this loop: get_rendered_notebook cannot interleave
+                if not task.done():
+                    continue
+                if task.cancelled() or task.exception() is not None:
+                    pool.remove(task)
+                    continue
+                content = task.result()
+                kid = content.get("kernel_id")
+                if kid in self.pooled and now - self.started_at.get(kid, now) > max_age:
+                    pool.remove(task)
+                    self.pooled.discard(kid)
+                    old.append(content)
+            for content in old:
+                self.recycled += 1
+                self.log.info("Replacing pooled kernel %s of %s: no page took it within %.0f s",
+                              content["kernel_id"], notebook, max_age)
+                render = content.get("task")
+                if render is not None and not render.done():
+                    render.cancel()
+                try:
+                    await self.shutdown_kernel(content["kernel_id"])
+                except Exception:  # noqa: BLE001 - a kernel that is already going away
+                    self.log.exception("Shutting down pooled kernel %s failed", content["kernel_id"])
+            fill = getattr(self, "fill_if_needed", None)
+            if fill is not None and notebook in pools:
+                fill(delay=0, notebook_name=notebook)
+
     async def _reap(self) -> None:
+        try:
+            await self._recycle_pool()
+        except Exception:  # noqa: BLE001 - the reaper must keep running
+            self.log.exception("Recycling the preheated pool failed")
         for kernel_id in self.abandoned():
             if kernel_id in self:
                 self.log.warning("Shutting down kernel %s: its page was sent more than %d s ago and no browser "
@@ -143,6 +278,8 @@ class LimitedKernelManager(AsyncMappingKernelManager):
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):  # type: ignore[override]
         self.started_at.pop(kernel_id, None)
+        self.pooled.discard(kernel_id)
+        _forget_request_info(kernel_id)
         self.ever_connected.discard(kernel_id)
         self.page_kernels.pop(kernel_id, None)
         return await super().shutdown_kernel(kernel_id, *args, **kwargs)

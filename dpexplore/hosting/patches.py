@@ -19,6 +19,15 @@ class attribute or a module-level name, so it holds however the name was importe
   password: JupyterLab, Binder), under jupyter_server's usual XSRF rule. On an open Voila server the
   XSRF rule alone protects nothing (a script sets the ``_xsrf`` cookie and form field itself), so
   ``DELETE /api/kernels/<id>`` of a page kernel is refused there too.
+* **Preheated kernels** (``--preheat_kernel``): when Voila hands a pooled kernel to a page
+  (``RequestInfoSocketHandler.send_updates``), the kernel manager is told (it becomes that page's
+  kernel: grace, connect timeout, owner cookie), and the request-info websocket
+  ``/voila/query/<kernel id>``, which hands a page's query string and headers to its kernel, accepts
+  only this server's kernels (a per-process token, :data:`QUERY_TOKEN`, given to pooled kernels in
+  their environment) and no longer drops another kernel's waiter when a connection closes (0.5.13's
+  ``on_close`` deletes the last waiter when it does not find its own: that kernel then waits forever).
+  A page takes a pooled kernel only when one has started (``should_use_rendered_notebook``):
+  otherwise it gets a new kernel at once instead of waiting for a refill still starting.
 * **Page tracking**: the render handler tells :class:`~dpexplore.hosting.kernels.LimitedKernelManager`
   which kernel it started and when it finished sending the page, so kernels whose page never
   connected can be shut down soon after.
@@ -38,8 +47,8 @@ from jupyter_server.utils import url_path_join
 
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
 
-__all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "owner_cookie_name", "owner_token", "current_page",
-           "install"]
+__all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "QUERY_TOKEN", "owner_cookie_name", "owner_token",
+           "current_page", "install"]
 
 V1 = "v1.kernel.websocket.jupyter.org"
 #: comm targets a Voila page's own front end opens (ipywidgets 8: ask the kernel for every widget's state)
@@ -48,6 +57,8 @@ CLIENT_COMM_TARGETS = frozenset({"jupyter.widget.control"})
 MAX_CLIENT_COMMS = 32
 
 _SECRET = secrets.token_bytes(32)
+#: what a preheated kernel presents to /voila/query/<kernel id> (``?dpx_token=``); given in its environment
+QUERY_TOKEN = secrets.token_urlsafe(24)
 _CURRENT_PAGE: contextvars.ContextVar[_PageRequest | None] = contextvars.ContextVar("dpexplore_page", default=None)
 
 
@@ -138,6 +149,9 @@ def _wrap_incoming(orig):
 # -- Voila's render and shutdown handlers ---------------------------------------------------------
 def _wrap_render(orig_get):
     async def get(self, path=None):
+        requested = getattr(self.kernel_manager, "page_requested", None)
+        if requested is not None:
+            requested()
         page = _PageRequest(self)
         token = _CURRENT_PAGE.set(page)
         try:
@@ -210,6 +224,69 @@ async def _shutdown_post(self, kernel_id):
 _shutdown_post._dpexplore = True  # type: ignore[attr-defined]
 
 
+# -- preheated kernels: Voila's request-info websocket --------------------------------------------
+def _wrap_send_updates(orig):
+    """``RequestInfoSocketHandler.send_updates`` (a classmethod), called by the render handler right
+    after it took a pooled kernel for this page, before any byte of the page is written."""
+
+    def send_updates(cls, msg):
+        page = current_page()
+        kernel_id = msg.get("kernel_id") if isinstance(msg, dict) else None
+        if page is not None and isinstance(kernel_id, str):
+            taken = getattr(page.handler.kernel_manager, "pool_kernel_taken", None)
+            if taken is not None:
+                taken(kernel_id)
+            page.kernel_started(kernel_id)  # the owner cookie: this page may shut its kernel down
+        orig(msg)
+        if isinstance(kernel_id, str) and isinstance(msg, dict):
+            # keep it also for a kernel whose connection dropped: it reconnects and gets it in open()
+            cls._cache[kernel_id] = msg.get("payload")
+
+    send_updates._dpexplore = True  # type: ignore[attr-defined]
+    return classmethod(send_updates)
+
+
+def _wrap_should_use(orig):
+    """``VoilaHandler.should_use_rendered_notebook``: use the pool only when a pooled kernel has started
+    (Voila's own check counts starts still pending, and the page then waited for one, or failed with it)."""
+
+    def should_use_rendered_notebook(self, notebook_data, pool_size, *args, **kwargs):
+        if not orig(self, notebook_data, pool_size, *args, **kwargs):
+            return False
+        km = self.kernel_manager
+        ready = getattr(km, "ready_pool_first", None)
+        if ready is None:
+            return True
+        name = next((n for n, d in getattr(km, "notebook_data", {}).items() if d is notebook_data), None)
+        return name is not None and ready(name)
+
+    should_use_rendered_notebook._dpexplore = True  # type: ignore[attr-defined]
+    return should_use_rendered_notebook
+
+
+def _query_open(self, kernel_id, *args, **kwargs):
+    token = self.get_argument("dpx_token", "")
+    if not (isinstance(token, str) and hmac.compare_digest(token.encode(), QUERY_TOKEN.encode())):
+        self.close(1008, "not a kernel of this server")
+        return None
+    cls = type(self)
+    cls._waiters[kernel_id] = self
+    payload = cls._cache.pop(kernel_id, None)
+    if payload is not None:
+        self.write_message(payload)
+    return None
+
+
+def _query_on_close(self):
+    cls = type(self)
+    for kernel_id, waiter in list(cls._waiters.items()):
+        if waiter is self:
+            del cls._waiters[kernel_id]
+
+
+_query_open._dpexplore = True  # type: ignore[attr-defined]
+
+
 def install() -> dict[str, bool]:
     """Apply every patch (idempotent); return which targets were found."""
     done: dict[str, bool] = {}
@@ -236,5 +313,19 @@ def install() -> dict[str, bool]:
     if not getattr(VoilaShutdownKernelHandler.check_xsrf_cookie, "_dpexplore", False):
         VoilaShutdownKernelHandler.check_xsrf_cookie = _wrap_xsrf(VoilaShutdownKernelHandler.check_xsrf_cookie)
     VoilaShutdownKernelHandler.post = _shutdown_post
+    try:
+        from voila.request_info_handler import RequestInfoSocketHandler
+    except ImportError:  # pragma: no cover - Voila restructured
+        done["voila_preheat"] = False
+    else:
+        from voila.handler import VoilaHandler
+
+        if not getattr(VoilaHandler.should_use_rendered_notebook, "_dpexplore", False):
+            VoilaHandler.should_use_rendered_notebook = _wrap_should_use(VoilaHandler.should_use_rendered_notebook)
+        if not getattr(RequestInfoSocketHandler.send_updates, "_dpexplore", False):
+            RequestInfoSocketHandler.send_updates = _wrap_send_updates(RequestInfoSocketHandler.send_updates)
+        RequestInfoSocketHandler.open = _query_open
+        RequestInfoSocketHandler.on_close = _query_on_close
+        done["voila_preheat"] = True
     done["voila_handlers"] = True
     return done

@@ -163,6 +163,82 @@ def _in_kernel() -> bool:
     return ip is not None and getattr(ip, "kernel", None) is not None
 
 
+def _preheated() -> bool:
+    """True in a kernel Voila started for its preheated pool (``--preheat_kernel``): no page yet."""
+    return os.environ.get("VOILA_PREHEAT") == "True" and _in_kernel()
+
+
+def wait_for_request(timeout: float) -> bool:
+    """Block until Voila hands this preheated kernel to a page; put the request's variables
+    (``QUERY_STRING``, ...) into ``os.environ``. True if they arrived within ``timeout`` seconds.
+
+    What ``voila.utils.wait_for_request`` does, made robust: a deadline (Voila's waits forever, and
+    its cell then fails at the execution timeout), no keep-alive pings that drop the connection
+    while a busy server answers late, reconnection after a dropped connection (the server keeps the
+    request for a kernel that is not connected), and the server's token for this endpoint
+    (``$DPEXPLORE_QUERY_TOKEN``, see :mod:`dpexplore.hosting.patches`).
+    """
+    import asyncio
+    import json
+
+    import websockets  # Voila's dependency; imported only in a preheated kernel
+
+    kernel_id = os.environ.get("VOILA_KERNEL_ID", "")
+    if os.environ.get("VOILA_PREHEAT") != "True" or not kernel_id:
+        return False
+    base = os.environ.get("VOILA_WS_BASE_URL", os.environ.get("VOILA_SERVER_URL", "/"))
+    url = (f"{os.environ.get('VOILA_WS_PROTOCOL', 'ws')}://{os.environ.get('VOILA_APP_IP', '127.0.0.1')}:"
+           f"{os.environ.get('VOILA_APP_PORT', '8866')}{base}voila/query/{kernel_id}")
+    token = os.environ.get("DPEXPLORE_QUERY_TOKEN")
+    if token:
+        url += f"?dpx_token={token}"
+    deadline = time.monotonic() + timeout
+    got: list[str] = []
+
+    async def run() -> None:
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                async with websockets.connect(url, open_timeout=min(10.0, left), ping_interval=None,
+                                              close_timeout=1, max_size=2**20) as ws:
+                    got.append(await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic())))
+                    return
+            except asyncio.TimeoutError:
+                continue  # the open timed out (retry) or the deadline passed (the loop ends)
+            except (OSError, websockets.exceptions.WebSocketException):
+                await asyncio.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+
+    # the kernel's own event loop runs in this thread: wait in a thread with its own loop, as Voila does
+    thread = threading.Thread(target=lambda: asyncio.run(run()), name="dpexplore-wait-request", daemon=True)
+    thread.start()
+    thread.join()
+    if not got:
+        return False
+    try:
+        info = json.loads(got[0])
+    except ValueError:
+        return False
+    if not isinstance(info, dict):
+        return False
+    os.environ.update({k: v for k, v in info.items() if isinstance(k, str) and isinstance(v, str)})
+    os.environ["VOILA_PREHEAT"] = "False"  # handed to a page: no further waits
+    return True
+
+
+def _close_tree(root: widgets.Widget) -> None:
+    """Close ``root`` and every widget under it (their models leave the kernel and the page)."""
+    stack, seen = [root], set()
+    while stack:
+        w = stack.pop()
+        if id(w) in seen or not isinstance(w, widgets.Widget):
+            continue
+        seen.add(id(w))
+        for name in w.keys:
+            value = getattr(w, name, None)
+            stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
+                         if isinstance(v, widgets.Widget))
+        w.close()
+
+
 def _server_log(text: str) -> None:
     """Write to the kernel process's real stderr (the server's log), not to the browser.
 
@@ -264,27 +340,14 @@ class Dashboard(widgets.VBox):
         self._calls: dict[str, dict[str, tuple[Callable, dict[str, Any]]]] = {}
 
         values = {c.name: c.default for c in self.controls}
-        qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
-        page_options: dict[str, str] = {}  # ?mode=predict, ?preset=name (dpexplore.ui.teaching)
-        explicit: set[str] = set()
-        for key, text in parse_qsl(qs, keep_blank_values=True):
-            if key.startswith("voila"):
-                continue
-            if key in PAGE_OPTIONS and key not in self._controls:
-                page_options[key] = text
-                continue
-            ctl = self._controls.get(key)
-            if ctl is None:
-                self.messages.append(
-                    f"URL parameter {html.escape(key)!s} ignored: not a control of this dashboard "
-                    f"(known: {', '.join(self._controls)})"
-                )
-                continue
-            try:
-                values[key] = ctl.parse(text)
-                explicit.add(key)
-            except ValueError as exc:
-                self.messages.append(html.escape(str(exc)))
+        # A preheated kernel (Voila's --preheat_kernel pool) runs this before any page asked for it: build
+        # and draw the default view now, wait for the request, then apply the URL's parameters (if any).
+        preheat = query_string is None and self._render and _preheated()
+        qs = ("" if preheat else os.environ.get("QUERY_STRING", "")) if query_string is None else query_string
+        url_values, page_options, notes = self._parse_query(qs)
+        self.messages.extend(notes)
+        values.update(url_values)
+        explicit = set(url_values)
         explicit.update(overrides)
         self.teaching = TeachingBox(self, page_options)  # a preset applies first; explicit values override it
         values.update({k: v for k, v in self.teaching.initial_values().items() if k not in explicit})
@@ -308,6 +371,8 @@ class Dashboard(widgets.VBox):
         self._message_box = widgets.HTML()
         self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%", min_height="120px"))
                          for p in self.panels}
+        self._overrides = dict(overrides)
+        self._panel_boxes: dict[str, widgets.VBox] = {}
         self._snippet = widgets.HTML()
         snippet_box = widgets.Accordion(children=[self._snippet], titles=("Reproduce in code",))
         snippet_box.selected_index = None
@@ -329,8 +394,9 @@ class Dashboard(widgets.VBox):
             if p.caption:
                 head += (f"<div style='color:#444;max-width:60em;margin-bottom:0.2em;line-height:1.45'>"
                          f"{_collapsible(tex_to_html(p.caption))}</div>")
-            panel_boxes.append(widgets.VBox([widgets.HTML(head), self._outputs[p.name],
-                                             self.teaching.csv_widget(p.name)]))
+            box = widgets.VBox([widgets.HTML(head), self._outputs[p.name], self.teaching.csv_widget(p.name)])
+            self._panel_boxes[p.name] = box
+            panel_boxes.append(box)
         footer = widgets.HTML(self._footer_html())
         self.audit_panel: AuditPanel | None = None
         audit_box = []
@@ -347,6 +413,84 @@ class Dashboard(widgets.VBox):
                          snippet_box, footer]
         self.refresh()
         self._guard_widgets()
+        if preheat:
+            self._await_request()
+
+    # -- URL parameters --------------------------------------------------------------------
+    def _parse_query(self, qs: str) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+        """Control values, page options (``mode``, ``preset``) and notes from a URL query string."""
+        values: dict[str, Any] = {}
+        page_options: dict[str, str] = {}  # ?mode=predict, ?preset=name (dpexplore.ui.teaching)
+        notes: list[str] = []
+        for key, text in parse_qsl(qs, keep_blank_values=True):
+            if key.startswith("voila"):
+                continue
+            if key in PAGE_OPTIONS and key not in self._controls:
+                page_options[key] = text
+                continue
+            ctl = self._controls.get(key)
+            if ctl is None:
+                notes.append(f"URL parameter {html.escape(key)!s} ignored: not a control of this dashboard "
+                             f"(known: {', '.join(self._controls)})")
+                continue
+            try:
+                values[key] = ctl.parse(text)
+            except ValueError as exc:
+                notes.append(html.escape(str(exc)))
+        return values, page_options, notes
+
+    def _await_request(self) -> None:
+        """Preheated kernel: wait (bounded) until Voila hands this kernel to a page, then apply its URL.
+
+        The default view is already built and its panels are being computed in the background, so a
+        page without parameters is complete at once. If no page arrives within
+        ``$DPEXPLORE_PREHEAT_WAIT`` seconds (the server recycles a pooled kernel before that, see
+        :class:`dpexplore.hosting.kernels.LimitedKernelManager`), the cell returns with the default view and
+        a thread keeps waiting, so a late page still gets its deep link.
+        """
+        try:
+            timeout = float(os.environ.get("DPEXPLORE_PREHEAT_WAIT", "150"))
+        except ValueError:
+            timeout = 150.0
+        if wait_for_request(timeout):
+            self._apply_query(os.environ.get("QUERY_STRING", ""))
+            return
+
+        def late():
+            if wait_for_request(24 * 3600.0):
+                self._apply_query(os.environ.get("QUERY_STRING", ""))
+
+        threading.Thread(target=late, name="dpexplore-late-request", daemon=True).start()
+
+    def _apply_query(self, qs: str) -> None:
+        """Apply a URL query string to the built dashboard: what the constructor does with ``query_string``."""
+        try:
+            url_values, page_options, notes = self._parse_query(qs)
+            for key in self._overrides:
+                url_values.pop(key, None)  # constructor arguments win over the URL, as in __init__
+            if not (url_values or page_options or notes):
+                return  # the default view, already drawn (or being drawn)
+            values = dict(url_values)
+            if page_options:  # ?mode= / ?preset=: a new teaching box for them
+                old = self.teaching
+                self.teaching = TeachingBox(self, page_options)
+                values.update({k: v for k, v in self.teaching.initial_values().items()
+                               if k not in url_values and k not in self._overrides})
+                self.children = tuple(self.teaching if c is old else c for c in self.children)
+                for name, box in self._panel_boxes.items():
+                    box.children = (*box.children[:2], self.teaching.csv_widget(name))
+                _close_tree(old)
+            self.messages.extend(notes)
+            self._busy = True
+            try:
+                for key, val in values.items():
+                    self.widgets[key].value = val
+            finally:
+                self._busy = False
+            self.refresh()
+            self._guard_widgets()
+        except Exception as exc:  # noqa: BLE001 - never a traceback to the page; the log has it
+            self._callback_failed(exc)
 
     def _show_if(self, ctl: Control) -> None:
         other, wanted = ctl.shown_if

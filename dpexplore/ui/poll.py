@@ -46,7 +46,7 @@ from ..classroom.store import (
 from ..core.random import as_generator
 from ..core.randomized_response import flip_probability, randomized_response
 from .controls import Control
-from .dashboard import _ERROR_STYLE, _NOTE_STYLE, Dashboard, Panel
+from .dashboard import _ERROR_STYLE, _NOTE_STYLE, Dashboard, Panel, _preheated, wait_for_request
 from .figures import base_figure, color_for, message_figure
 
 __all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS"]
@@ -147,6 +147,13 @@ class ClassPoll(Dashboard):
     simulated_classes: ClassVar[int] = 40
 
     def __init__(self, *, query_string: str | None = None, store: PollStore | None = None, **kwargs: Any) -> None:
+        if query_string is None and _preheated():
+            # a preheated kernel: the poll to join is in the URL, so wait for the page before building
+            # (the imports are done; a late page past the wait opens the instructor's view, as without ?join)
+            try:
+                wait_for_request(float(os.environ.get("DPEXPLORE_PREHEAT_WAIT", "150")))
+            except ValueError:
+                wait_for_request(150.0)
         qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
         problems: list[str] = []
         wanted: dict[str, str] = {}

@@ -57,3 +57,27 @@ def test_serve_still_refuses_a_stray_positional_argument(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         serve.main([str(tmp_path), "extra"])
     assert info.value.code == 2
+
+
+def test_serve_preheat_selects_the_pool_and_the_users_options_win(monkeypatch, tmp_path):
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    for name in ("00_index.ipynb", "01_a.ipynb", "02_b.ipynb"):
+        (nb / name).write_text("{}")
+    calls = []
+    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
+    assert serve.main([str(nb), "--no-browser", "--preheat", "3", "--VoilaExecutor.timeout=900"]) == 0
+    cmd = calls[-1]
+    assert "--VoilaConfiguration.preheat_kernel=True" in cmd and "--VoilaConfiguration.default_pool_size=3" in cmd
+    pooled = [c.split("=", 1)[1] for c in cmd if c.startswith("--LimitedKernelManager.preheat_notebooks=")]
+    assert pooled == ["01_a.ipynb", "02_b.ipynb"]  # never the gallery
+    timeouts = [c for c in cmd if c.startswith("--VoilaExecutor.timeout=")]
+    assert timeouts == ["--VoilaExecutor.timeout=900"]  # given once (traitlets refuses twice): the user's
+    assert serve.main([str(nb), "--no-browser", "--preheat", "1", "--preheat-notebook", "02_b.ipynb"]) == 0
+    assert [c for c in calls[-1] if "preheat_notebooks" in c] == ["--LimitedKernelManager.preheat_notebooks=02_b.ipynb"]
+    with pytest.raises(SystemExit):
+        serve.main([str(nb), "--no-browser", "--preheat", "1", "--preheat-notebook", "nosuch.ipynb"])
+    with pytest.raises(SystemExit):
+        serve.main([str(nb), "--no-browser", "--preheat", "65"])
+    assert serve.main([str(nb), "--no-browser"]) == 0
+    assert not any(c.startswith(("--VoilaConfiguration.preheat", "--LimitedKernelManager.preheat")) for c in calls[-1])

@@ -3,6 +3,7 @@ while it may still be executing the notebook (the idle culler once killed such a
 executing the paper-1 dashboard: 'Culling idle kernel ... with 0 connections', then 'Kernel died')."""
 
 import asyncio
+import concurrent.futures
 import time
 import types
 
@@ -82,3 +83,105 @@ def test_the_cap_counts_starts_in_progress(monkeypatch):
     refused = [x for x in out if isinstance(x, web.HTTPError)]
     assert len(started) == 2 and len(refused) == 6 and m.starting == 0
     assert "close a tab" in refused[0].reason
+
+
+def _done(result=None, exc=None):
+    fut = concurrent.futures.Future()  # the Task API the pool uses: done, cancelled, exception, result
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(result)
+    return fut
+
+
+def test_a_pooled_kernel_no_page_took_is_replaced_before_the_cell_timeout(monkeypatch):
+    """Voila's pooled kernel waits for its page inside a cell: at VoilaExecutor.timeout that cell failed
+    (every pooled kernel of an earlier measurement, after 3 minutes). The reaper replaces it first."""
+    m = LimitedKernelManager(pool_max_age=100, connect_timeout=0)
+    shut: list[str] = []
+
+    async def shutdown(self, kernel_id, *a, **k):
+        shut.append(kernel_id)
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "shutdown_kernel", shutdown)
+    filled: list[str] = []
+    m.fill_if_needed = lambda delay=None, notebook_name=None, **kw: filled.append(notebook_name)
+    now = time.monotonic()
+    m.started_at.update({"old": now - 101, "young": now - 5, "taken-old": now - 500})
+    m.pooled.update({"old", "young"})  # "taken-old" was handed to a page: never recycled
+    failed = _done(exc=RuntimeError("refused by the cap"))
+    m._pools = {"nb.ipynb": [_done({"kernel_id": "old"}), _done({"kernel_id": "young"}), failed,
+                             _done({"kernel_id": "taken-old"})]}
+    asyncio.run(m._recycle_pool())
+    assert shut == ["old"] and m.recycled == 1
+    assert [t.result()["kernel_id"] for t in m._pools["nb.ipynb"]] == ["young", "taken-old"]
+    assert filled == ["nb.ipynb"]
+    assert "old" not in m.pooled and "young" in m.pooled
+
+
+def test_the_default_pool_max_age_stays_inside_the_cell_timeout():
+    m = LimitedKernelManager()
+    assert m.effective_pool_max_age() == 120  # no Voila parent: 180 s timeout - 60
+    m.pool_max_age = 30
+    assert m.effective_pool_max_age() == 30
+
+
+def test_a_pool_start_during_a_page_request_is_not_that_pages_kernel_until_handed_over(monkeypatch):
+    """A pool refill is a task created while a page is served: it inherits the page's context. The
+    kernel it starts must not get that page's owner cookie or count as its kernel."""
+    from dpexplore.hosting import patches
+
+    m = LimitedKernelManager(connect_timeout=0)
+    seen_env: list[dict] = []
+
+    async def start(self, *a, env=None, **k):
+        seen_env.append(env)
+        kid = f"k{len(self._kernels)}"
+        self._kernels[kid] = types.SimpleNamespace(execution_state="idle")
+        return kid
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start)
+    page = types.SimpleNamespace(kernel_id=None, started=[])
+    page.kernel_started = page.started.append
+
+    async def run():
+        token = patches._CURRENT_PAGE.set(page)
+        try:
+            pooled = await m.start_kernel(env={"VOILA_PREHEAT": "True"})
+            own = await m.start_kernel(env={"VOILA_PREHEAT": "False"})
+        finally:
+            patches._CURRENT_PAGE.reset(token)
+        return pooled, own
+
+    pooled, own = asyncio.run(run())
+    assert page.started == [own] and m.pooled == {pooled} and pooled not in m.page_kernels
+    assert seen_env[0]["DPEXPLORE_QUERY_TOKEN"] == patches.QUERY_TOKEN
+    assert float(seen_env[0]["DPEXPLORE_PREHEAT_WAIT"]) > m.effective_pool_max_age()
+    assert "DPEXPLORE_QUERY_TOKEN" not in seen_env[1]  # a page's own kernel never waits for a request
+    m.started_at[pooled] -= 1000
+    m.pool_kernel_taken(pooled)
+    assert pooled in m.page_kernels and pooled not in m.pooled and m.in_grace(pooled)
+
+
+def test_a_page_takes_only_a_started_pooled_kernel_and_failed_starts_are_dropped():
+    m = LimitedKernelManager(connect_timeout=0)
+    pending = concurrent.futures.Future()
+    failed = _done(exc=RuntimeError("refused by the cap"))
+    ready = _done({"kernel_id": "ready"})
+    m._pools = {"nb.ipynb": [pending, failed, ready]}
+    assert m.ready_pool_first("nb.ipynb")
+    assert m._pools["nb.ipynb"] == [ready, pending]  # Voila takes pool[0]: the started one
+    m._pools = {"nb.ipynb": [pending]}
+    assert not m.ready_pool_first("nb.ipynb")  # only a start in progress: the page gets a new kernel now
+    assert not m.ready_pool_first("other.ipynb")
+
+
+def test_a_pool_refill_waits_until_no_page_arrived_for_pool_fill_quiet_seconds():
+    m = LimitedKernelManager(pool_fill_quiet=1, pool_max_age=30, connect_timeout=0)
+    t0 = time.monotonic()
+    asyncio.run(m._wait_until_quiet())
+    assert time.monotonic() - t0 < 0.5  # no page yet: at once
+    m.page_requested()
+    t0 = time.monotonic()
+    asyncio.run(m._wait_until_quiet())
+    assert 0.9 <= time.monotonic() - t0 < 5

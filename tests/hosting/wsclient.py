@@ -37,9 +37,9 @@ def widget_update(comm_id: str, state: dict) -> str:
     return message("comm_msg", {"comm_id": comm_id, "data": {"method": "update", "state": state, "buffer_paths": []}})
 
 
-async def connect(base_url: str, kernel_id: str, *, subprotocol: str | None = None):
+async def connect(base_url: str, kernel_id: str, *, subprotocol: str | None = None, timeout: float = 10.0):
     ws_url = base_url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
-    req = httpclient.HTTPRequest(ws_url, connect_timeout=10, request_timeout=10)
+    req = httpclient.HTTPRequest(ws_url, connect_timeout=timeout, request_timeout=timeout)
     return await websocket.websocket_connect(req, subprotocols=[subprotocol] if subprotocol else None)
 
 
@@ -115,3 +115,35 @@ def decode(frame) -> dict:
     (n,) = struct.unpack("!i", frame[:4])
     offsets = list(struct.unpack("!" + "I" * n, frame[4: 4 * (n + 1)])) + [len(frame)]
     return json.loads(frame[offsets[0]: offsets[1]].decode())
+
+
+async def request_states(ws, *, seconds: float = 30.0, dropped: list | None = None) -> dict[str, dict]:
+    """Every widget's state, asked for as the page's widget manager does (the ``jupyter.widget.control``
+    comm, ``request_states``): model id -> state, with ``_model_name`` from the reply.
+
+    Widget updates that arrive before the reply are not applied (a page's widget manager has no model
+    for them yet either); ``dropped`` receives them (comm id, state), to tell whether a view that never
+    completes missed one."""
+    import asyncio
+    import time
+
+    control = uuid.uuid4().hex
+    await ws.write_message(message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                 "data": {}}, metadata={"version": "1.0.0"}))
+    await ws.write_message(message("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
+    t_end = time.monotonic() + seconds
+    while (left := t_end - time.monotonic()) > 0:
+        try:
+            frame = await asyncio.wait_for(ws.read_message(), timeout=min(1.0, left))
+        except asyncio.TimeoutError:
+            continue
+        if frame is None:
+            raise ConnectionError("the server closed the websocket")
+        content = decode(frame).get("content") or {}
+        data = content.get("data") or {}
+        if data.get("method") == "update" and dropped is not None:
+            dropped.append((content.get("comm_id"), data.get("state") or {}))
+        if data.get("method") == "update_states":
+            return {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
+                    for k, v in data.get("states", {}).items()}
+    raise TimeoutError("no widget states")

@@ -348,3 +348,27 @@ def test_background_mode_keeps_url_notes_when_the_first_draw_is_superseded():
     assert d.wait(30)
     box = d._message_box.value
     assert "URL parameter a=&#x27;not-a-number&#x27; ignored" in box and "URL parameter nope ignored" in box
+
+
+@pytest.mark.parametrize("qs", ["epsilon=0.5&n=200&k=3", "epsilon=99&bogus=1&seed=x", "preset=nosuch&n=300",
+                                "k=40&n=100", "voila-template=lab", ""])
+def test_a_url_applied_after_construction_gives_the_view_the_constructor_gives(qs):
+    """A preheated kernel builds the default view, waits for its page, then applies the URL
+    (Dashboard._apply_query): the result must be what ``query_string=`` at construction gives —
+    the same values, notes, errors, figures and teaching-box problems."""
+    direct = ToyDashboard(query_string=qs)
+    late = ToyDashboard(query_string="")
+    late._apply_query(qs)
+    assert late.params() == direct.params()
+    assert late._message_box.value == direct._message_box.value
+    assert late.errors == direct.errors
+    assert {k: f.to_json() for k, f in late.figures.items()} == {k: f.to_json() for k, f in direct.figures.items()}
+    assert late.teaching.problems == direct.teaching.problems
+    assert late.teaching in late.children and all(
+        box.children[2] is late.teaching.csv_widget(name) for name, box in late._panel_boxes.items())
+
+
+def test_constructor_overrides_win_over_a_url_applied_later():
+    late = ToyDashboard(query_string="", n=500)
+    late._apply_query("n=200&k=7")
+    assert late.params()["n"] == 500 and late.params()["k"] == 7
