@@ -38,6 +38,7 @@ import plotly.graph_objects as go
 import dpexplore
 from dpexplore.core.experiment import experiment_progress
 
+from . import resync
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
@@ -411,6 +412,8 @@ class Dashboard(widgets.VBox):
                 "<h3 style='margin:0.8em 0 0.1em 0'>Audit: is the claimed ε true?</h3>"), self.audit_panel])]
         self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
                          snippet_box, footer]
+        if self._render and _in_kernel():
+            resync.install()  # panels drawn while the page fetches the widget states are sent again
         self.refresh()
         self._guard_widgets()
         if preheat:
