@@ -41,6 +41,7 @@ from dpexplore.core.experiment import experiment_progress
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
+from .plotpanel import PlotPanel
 from .teaching import PAGE_OPTIONS, TeachingBox
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
@@ -306,8 +307,17 @@ class Dashboard(widgets.VBox):
 
         self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._message_box = widgets.HTML()
-        self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%", min_height="120px"))
-                         for p in self.panels}
+        self.plot_route = self._plot_route()
+        layout = {"width": "100%", "min_height": "120px"}
+        #: each panel's plot widget: a PlotPanel (redrawn in place), or an Output (the "output" route)
+        self._plots: dict[str, widgets.DOMWidget] = {
+            p.name: PlotPanel(layout=widgets.Layout(**layout)) if self.plot_route == "react"
+            else widgets.Output(layout=widgets.Layout(**layout)) for p in self.panels}
+        # What is dimmed (.dpx-stale) while a panel is computed: a plain Box around a PlotPanel (the
+        # anywidget view applies its initial CSS classes but not later changes of them, measured).
+        self._outputs: dict[str, widgets.DOMWidget] = {
+            name: widgets.Box([w], layout=widgets.Layout(**layout)) if isinstance(w, PlotPanel) else w
+            for name, w in self._plots.items()}
         self._snippet = widgets.HTML()
         snippet_box = widgets.Accordion(children=[self._snippet], titles=("Reproduce in code",))
         snippet_box.selected_index = None
@@ -722,15 +732,35 @@ class Dashboard(widgets.VBox):
             fig = message_figure(p.title, "Internal error (see the message above).")
         return finalize_figure(fig), error
 
+    @staticmethod
+    def _plot_route() -> str:
+        """How panels are drawn: ``"react"`` (default) or ``"output"``, from ``$DPEXPLORE_PLOT_ROUTE``.
+
+        ``react``: one :class:`~dpexplore.ui.plotpanel.PlotPanel` per panel, redrawn in place with the
+        page's ``Plotly.react``. ``output``: an ``ipywidgets.Output`` holding plotly's mimetype bundle,
+        which the browser rebuilds from scratch on every change (0.47–0.93 s per slider move against
+        0.2–0.35 s, measured by ``benchmarks/dashboard_bench.py --routes output react``); kept as the
+        benchmark's baseline. The variable is the server's (the kernel inherits it), never the browser's.
+        """
+        route = os.environ.get("DPEXPLORE_PLOT_ROUTE", "react").strip().lower() or "react"
+        if route not in ("react", "output"):
+            raise ValueError(f"DPEXPLORE_PLOT_ROUTE must be 'react' or 'output'; got {route!r}")
+        return route
+
     def _show(self, name: str, fig: go.Figure) -> None:
         if not self._render:
             return
         # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
         # (every first draw in Voila) gets a 0-px-high container and stays invisible (measured in
         # headless Chromium); without it the plot takes the layout's height and the container's width.
-        # The bundle is the one fig.show(renderer="plotly_mimetype") publishes, set as the Output's
-        # state in one update (see figures.plotly_mimebundle / display_output for why).
-        self._outputs[name].outputs = display_output(plotly_mimebundle(fig, {"displaylogo": False}))
+        config = {"displaylogo": False}
+        target = self._plots[name]
+        if isinstance(target, PlotPanel):
+            target.show(fig, config)
+        else:
+            # The bundle is the one fig.show(renderer="plotly_mimetype") publishes, set as the Output's
+            # state in one update (see figures.plotly_mimebundle / display_output for why).
+            target.outputs = display_output(plotly_mimebundle(fig, config))
 
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod
