@@ -192,10 +192,12 @@ class PlotPanel(anywidget.AnyWidget):
         """Refuse every client update: the browser has nothing to set on this widget."""
         return None
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget view, plus plotly's own bundle for renderers without the widget state."""
-        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        out = super()._repr_mimebundle_(**kwargs)
         last = getattr(self, "_last", None)
-        if last is not None:
-            bundle = {**plotly_mimebundle(*last), **bundle}
-        return bundle
+        if last is None or out is None:
+            return out
+        data, meta = out if isinstance(out, tuple) else (out, None)
+        data = {**plotly_mimebundle(*last), **data}
+        return data if meta is None else (data, meta)
