@@ -590,12 +590,14 @@ class Dashboard(widgets.VBox):
             pending = [p.name for p in self.panels if p.name in self._pending]
             self._request = (params, pending, None)
             self._messages_pending += messages
+            # Dim before the worker can take the request: dimmed after a fast panel was drawn, a panel
+            # stayed dimmed for good (seen in 4 of 84 page loads of dashboard_bench under load).
+            for name in pending:
+                self._outputs[name].add_class("dpx-stale")
             self._cv.notify()
             if self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._work, name=f"{type(self).__name__}-panels", daemon=True)
                 self._worker.start()
-        for name in pending:
-            self._outputs[name].add_class("dpx-stale")
         if messages:  # URL and clamp notes are known now: show them before the panels are computed
             self._message_box.value = self._messages_html(messages)
         self._status.value = self._status_html(
@@ -699,7 +701,9 @@ class Dashboard(widgets.VBox):
             self.figures[name] = fig
             self._show(name, fig)
             self.teaching.panel_drawn(name, params)
-            self._outputs[name].remove_class("dpx-stale")
+            with self._cv:  # not when a newer request wants this panel again (it stays dimmed until drawn)
+                if name not in self._pending:
+                    self._outputs[name].remove_class("dpx-stale")
             drawn.append(name)
         elapsed = time.perf_counter() - total
         self._message_box.value = self._messages_html()
@@ -738,9 +742,10 @@ class Dashboard(widgets.VBox):
 
         ``react``: one :class:`~dpexplore.ui.plotpanel.PlotPanel` per panel, redrawn in place with the
         page's ``Plotly.react``. ``output``: an ``ipywidgets.Output`` holding plotly's mimetype bundle,
-        which the browser rebuilds from scratch on every change (0.47–0.93 s per slider move against
-        0.2–0.35 s, measured by ``benchmarks/dashboard_bench.py --routes output react``); kept as the
-        benchmark's baseline. The variable is the server's (the kernel inherits it), never the browser's.
+        which the browser rebuilds from scratch on every change: slider → full redraw 0.42–0.88 s
+        against 0.25–0.51 s for ``react`` on the five dashboards (``benchmarks/dashboard_bench.py
+        --routes react output``, one interleaved run, loaded 2-core machine); kept as the baseline.
+        The variable is the server's (the kernel inherits it), never the browser's.
         """
         route = os.environ.get("DPEXPLORE_PLOT_ROUTE", "react").strip().lower() or "react"
         if route not in ("react", "output"):

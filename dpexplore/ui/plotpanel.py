@@ -94,7 +94,11 @@ export default {
       p.textContent = "This plot cannot be drawn here: " + why + " " + (model.get("title") || "");
       div.appendChild(p);
     };
+    // A first figure that is not drawn yet dims the panel (.dpx-stale, as while it is computed): the
+    // page never looks finished with a plot still missing. (Redraws are dimmed by the kit meanwhile.)
+    const pending = (on) => div.classList.toggle("dpx-stale", on && !div.classList.contains("js-plotly-plot"));
     const draw = async () => {
+      if (model.get("figure")) pending(true);
       if (!ready) return;  // the first draw follows once plotly.js is there
       if (busy) { again = true; return; }  // one draw at a time; the newest figure wins
       busy = true;
@@ -113,15 +117,18 @@ export default {
         fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
       } finally {
         busy = false;
+        pending(false);
       }
     };
     let observer = null;
+    if (model.get("figure")) pending(true);
     (async () => {
       await attached(el);
       Plotly = await plotlyReady();
       ready = true;
       if (!alive) return;
       await draw();
+      pending(false);
       if (Plotly && window.ResizeObserver) {
         let w = el.clientWidth;
         observer = new ResizeObserver(() => {

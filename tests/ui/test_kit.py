@@ -321,6 +321,26 @@ def test_background_mode_draws_every_panel_and_only_the_newest_settings():
     assert "a=7 trials=4" in str(d.figures["slow"].layout.annotations)
 
 
+def test_background_mode_never_leaves_a_drawn_panel_dimmed(monkeypatch):
+    """The kit dims a panel before its worker can draw it: dimming it after a fast panel was already
+    drawn left it dimmed for good (made deterministic here by a slow add_class)."""
+    import time as _time
+
+    import ipywidgets as widgets
+
+    orig = widgets.DOMWidget.add_class
+
+    def slow_add(self, name):
+        _time.sleep(0.2)  # the worker draws "fast" meanwhile, unless it waits for the dimming
+        return orig(self, name)
+
+    monkeypatch.setattr(widgets.DOMWidget, "add_class", slow_add)
+    d = SlowDashboard(query_string="", render=True, background=True)
+    assert d.wait(30)
+    assert all("dpx-stale" not in w._dom_classes for w in d._outputs.values()), \
+        {n: w._dom_classes for n, w in d._outputs.items()}
+
+
 def test_background_mode_first_estimate_then_full_band_and_errors_shown_once():
     d = SlowDashboard(query_string="", render=True, background=True)
     d.wait(30)
