@@ -15,11 +15,21 @@ script records
 * ``WS MB``: websocket payload bytes in both directions over the whole view;
 * ``kernel MiB``: resident memory of the page's kernel after the slider moves.
 
+and, per slider move, where it goes: the kernel's own "Updated in" time (the status line), the
+summed time of plotly's draw calls in the page (``Plotly.react``/``newPlot``, wrapped in the page)
+with the number of figures drawn, and the websocket bytes the kernel sent.
+
+Two more one-figure pages show the other ways to draw: ``trivial_react`` (the kit's
+:class:`~dpexplore.ui.plotpanel.PlotPanel`, redrawn in place with the page's ``Plotly.react``) and
+``trivial_figurewidget`` (plotly's ``go.FigureWidget`` updated with ``batch_update``; its WS MB is
+the plotly.js it sends). ``--routes react output`` serves the dashboards twice, from one Voila server
+per route (``DPEXPLORE_PLOT_ROUTE``), and alternates the two within every round.
+
 Rounds are interleaved (every page once per round, in a fixed order) and the table shows medians
 over rounds, with each dashboard's ratio to the trivial floor. Bounded and local: the server binds
 127.0.0.1, the browser resolves no other host, every wait has a deadline.
 
-    .venv/bin/python benchmarks/dashboard_bench.py --rounds 3
+    .venv/bin/python benchmarks/dashboard_bench.py --rounds 3 [--routes react output]
 """
 
 from __future__ import annotations
