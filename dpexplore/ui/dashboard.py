@@ -591,7 +591,8 @@ class Dashboard(widgets.VBox):
             self._request = (params, pending, None)
             self._messages_pending += messages
             # Dim before the worker can take the request: dimmed after a fast panel was drawn, a panel
-            # stayed dimmed for good (seen in 4 of 84 page loads of dashboard_bench under load).
+            # stays dimmed for good (tests/ui/test_kit.py forces it). Pages still, rarely, keep one
+            # drawn panel dimmed in the browser after this fix (about 1 load in 10; cause not found).
             for name in pending:
                 self._outputs[name].add_class("dpx-stale")
             self._cv.notify()
