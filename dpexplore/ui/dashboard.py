@@ -42,6 +42,7 @@ from . import resync
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
+from .plotpanel import PlotPanel
 from .teaching import PAGE_OPTIONS, TeachingBox
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
@@ -370,8 +371,17 @@ class Dashboard(widgets.VBox):
 
         self._status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self._message_box = widgets.HTML()
-        self._outputs = {p.name: widgets.Output(layout=widgets.Layout(width="100%", min_height="120px"))
-                         for p in self.panels}
+        self.plot_route = self._plot_route()
+        layout = {"width": "100%", "min_height": "120px"}
+        #: each panel's plot widget: a PlotPanel (redrawn in place), or an Output (the "output" route)
+        self._plots: dict[str, widgets.DOMWidget] = {
+            p.name: PlotPanel(layout=widgets.Layout(**layout)) if self.plot_route == "react"
+            else widgets.Output(layout=widgets.Layout(**layout)) for p in self.panels}
+        # What is dimmed (.dpx-stale) while a panel is computed: a plain Box around a PlotPanel (the
+        # anywidget view applies its initial CSS classes but not later changes of them, measured).
+        self._outputs: dict[str, widgets.DOMWidget] = {
+            name: widgets.Box([w], layout=widgets.Layout(**layout)) if isinstance(w, PlotPanel) else w
+            for name, w in self._plots.items()}
         self._overrides = dict(overrides)
         self._panel_boxes: dict[str, widgets.VBox] = {}
         self._snippet = widgets.HTML()
@@ -727,12 +737,15 @@ class Dashboard(widgets.VBox):
             pending = [p.name for p in self.panels if p.name in self._pending]
             self._request = (params, pending, None)
             self._messages_pending += messages
+            # Dim before the worker can take the request: dimmed after a fast panel was drawn, a panel
+            # stays dimmed for good (tests/ui/test_kit.py forces it). Pages still, rarely, keep one
+            # drawn panel dimmed in the browser after this fix (about 1 load in 10; cause not found).
+            for name in pending:
+                self._outputs[name].add_class("dpx-stale")
             self._cv.notify()
             if self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._work, name=f"{type(self).__name__}-panels", daemon=True)
                 self._worker.start()
-        for name in pending:
-            self._outputs[name].add_class("dpx-stale")
         if messages:  # URL and clamp notes are known now: show them before the panels are computed
             self._message_box.value = self._messages_html(messages)
         self._status.value = self._status_html(
@@ -836,7 +849,9 @@ class Dashboard(widgets.VBox):
             self.figures[name] = fig
             self._show(name, fig)
             self.teaching.panel_drawn(name, params)
-            self._outputs[name].remove_class("dpx-stale")
+            with self._cv:  # not when a newer request wants this panel again (it stays dimmed until drawn)
+                if name not in self._pending:
+                    self._outputs[name].remove_class("dpx-stale")
             drawn.append(name)
         elapsed = time.perf_counter() - total
         self._message_box.value = self._messages_html()
@@ -869,15 +884,36 @@ class Dashboard(widgets.VBox):
             fig = message_figure(p.title, "Internal error (see the message above).")
         return finalize_figure(fig), error
 
+    @staticmethod
+    def _plot_route() -> str:
+        """How panels are drawn: ``"react"`` (default) or ``"output"``, from ``$DPEXPLORE_PLOT_ROUTE``.
+
+        ``react``: one :class:`~dpexplore.ui.plotpanel.PlotPanel` per panel, redrawn in place with the
+        page's ``Plotly.react``. ``output``: an ``ipywidgets.Output`` holding plotly's mimetype bundle,
+        which the browser rebuilds from scratch on every change: slider → full redraw 0.42–0.88 s
+        against 0.25–0.51 s for ``react`` on the five dashboards (``benchmarks/dashboard_bench.py
+        --routes react output``, one interleaved run, loaded 2-core machine); kept as the baseline.
+        The variable is the server's (the kernel inherits it), never the browser's.
+        """
+        route = os.environ.get("DPEXPLORE_PLOT_ROUTE", "react").strip().lower() or "react"
+        if route not in ("react", "output"):
+            raise ValueError(f"DPEXPLORE_PLOT_ROUTE must be 'react' or 'output'; got {route!r}")
+        return route
+
     def _show(self, name: str, fig: go.Figure) -> None:
         if not self._render:
             return
         # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
         # (every first draw in Voila) gets a 0-px-high container and stays invisible (measured in
         # headless Chromium); without it the plot takes the layout's height and the container's width.
-        # The bundle is the one fig.show(renderer="plotly_mimetype") publishes, set as the Output's
-        # state in one update (see figures.plotly_mimebundle / display_output for why).
-        self._outputs[name].outputs = display_output(plotly_mimebundle(fig, {"displaylogo": False}))
+        config = {"displaylogo": False}
+        target = self._plots[name]
+        if isinstance(target, PlotPanel):
+            target.show(fig, config)
+        else:
+            # The bundle is the one fig.show(renderer="plotly_mimetype") publishes, set as the Output's
+            # state in one update (see figures.plotly_mimebundle / display_output for why).
+            target.outputs = display_output(plotly_mimebundle(fig, config))
 
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod

@@ -95,3 +95,16 @@ def test_client_view_traits_are_reset(shell):
     assert (t.min, t.max, t.step) == (1, 50, 1)
     client_update(n, value=2000.0)  # and n is no longer stuck at its most expensive value
     assert d.seen[-1]["n"] == 2000 and d.seen[-1]["T"] == 6 and shell.tracebacks == 0
+
+
+def test_a_client_cannot_push_a_figure_into_the_kernel(shell):
+    """The plot widget is kernel -> browser only: a client's update of its figure (huge or malformed),
+    its title or its JavaScript module is dropped, with no traceback, and the next draw is the kernel's."""
+    d = IntDashboard(query_string="", render=True)
+    plot = d._plots["main"]
+    figure, esm = plot.figure, plot._esm
+    client_update(plot, figure="x" * 5_000_000, title="<script>", _esm="alert(1)")
+    client_update(plot, figure={"not": "a string"})
+    assert (plot.figure, plot._esm, plot.title) == (figure, esm, "(v)") and shell.tracebacks == 0
+    client_update(d.widgets["T"], value=9)
+    assert d.seen[-1]["T"] == 9 and plot.figure == figure  # same figure text for the same message figure

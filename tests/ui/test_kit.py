@@ -199,27 +199,67 @@ def test_plotly_bundle_is_the_one_fig_show_publishes():
     assert json.dumps(ours, sort_keys=True) == json.dumps(theirs, sort_keys=True)
 
 
-def test_show_sets_output_state_without_plotly_renderers():
+@pytest.mark.parametrize("route", ["react", "output", ""])
+def test_show_draws_each_route_without_plotly_renderers(route):
     import subprocess
     import sys
 
     code = (
-        "import sys\n"
+        "import json, sys\n"
         "from tests.ui.test_kit import ToyDashboard\n"
+        "from dpexplore.ui.plotpanel import PlotPanel\n"
         "d = ToyDashboard(query_string='', render=True)\n"
-        "outs = d._outputs['main'].outputs\n"
-        "assert len(outs) == 1 and outs[0]['output_type'] == 'display_data', outs\n"
-        "assert 'application/vnd.plotly.v1+json' in outs[0]['data']\n"
-        "d.set_params(n=200)\n"
-        "assert len(d._outputs['main'].outputs) == 1\n"
-        "print(sorted(m for m in ('nbformat', 'jsonschema', 'plotly.io._renderers') if m in sys.modules))\n"
+        "w = d._plots['main']\n"
+        "if d.plot_route == 'react':\n"
+        "    assert isinstance(w, PlotPanel) and d._outputs['main'].children == (w,)\n"
+        "    fig = json.loads(w.figure)\n"
+        "    assert sorted(fig) == ['config', 'data', 'layout'] and fig['config'] == {'displaylogo': False}\n"
+        "    before = w.figure\n"
+        "    d.set_params(n=200)\n"
+        "    y = json.loads(w.figure)['data'][0]['y']  # plotly >= 6 sends numpy arrays as base64 'bdata'\n"
+        "    import base64, numpy as np\n"
+        "    count = len(y) if isinstance(y, list) else \\\n"
+        "        len(base64.b64decode(y['bdata'])) // np.dtype(y['dtype']).itemsize\n"
+        "    assert w.figure != before and count == 200, count\n"
+        "else:\n"
+        "    outs = w.outputs\n"
+        "    assert len(outs) == 1 and outs[0]['output_type'] == 'display_data', outs\n"
+        "    assert 'application/vnd.plotly.v1+json' in outs[0]['data']\n"
+        "    d.set_params(n=200)\n"
+        "    assert len(w.outputs) == 1\n"
+        "mods = ('nbformat', 'jsonschema', 'plotly.io._renderers')\n"
+        "print(d.plot_route, sorted(m for m in mods if m in sys.modules))\n"
     )
+    import os
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    env = dict(os.environ, DPEXPLORE_PLOT_ROUTE=route)
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                         env=env)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]", out.stdout
+    assert out.stdout.strip() == f"{route or 'react'} []", out.stdout
+
+
+def test_an_unknown_plot_route_is_refused(monkeypatch):
+    monkeypatch.setenv("DPEXPLORE_PLOT_ROUTE", "figurewidget")
+    with pytest.raises(ValueError, match="DPEXPLORE_PLOT_ROUTE must be 'react' or 'output'; got 'figurewidget'"):
+        ToyDashboard(query_string="")
+
+
+def test_plot_panel_ships_no_plotly_js_and_renders_statically():
+    from dpexplore.ui.plotpanel import PlotPanel
+
+    esm = PlotPanel()._esm
+    assert len(esm.encode()) < 8000  # plotly.js is ~4.8 MB; the widget uses the page's copy
+    assert "Plotly.react" in esm and "dpx-plot-fallback" in esm  # redraw in place, or say why not
+    p = PlotPanel()
+    fig = F.message_figure("t", "hello")
+    p.show(fig, {"displaylogo": False})
+    bundle = p._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert bundle[F.PLOTLY_MIMETYPE] == F.plotly_mimebundle(fig, {"displaylogo": False})[F.PLOTLY_MIMETYPE]
+    assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
 def test_short_log_axes_get_whole_value_labels_and_long_ones_keep_decades():
@@ -279,6 +319,26 @@ def test_background_mode_draws_every_panel_and_only_the_newest_settings():
     full_slow = [x for x in d.drawn if x[0] == "slow" and x[2] == 4]
     assert len(full_slow) < 6, d.drawn  # stale settings were dropped, not queued
     assert "a=7 trials=4" in str(d.figures["slow"].layout.annotations)
+
+
+def test_background_mode_never_leaves_a_drawn_panel_dimmed(monkeypatch):
+    """The kit dims a panel before its worker can draw it: dimming it after a fast panel was already
+    drawn left it dimmed for good (made deterministic here by a slow add_class)."""
+    import time as _time
+
+    import ipywidgets as widgets
+
+    orig = widgets.DOMWidget.add_class
+
+    def slow_add(self, name):
+        _time.sleep(0.2)  # the worker draws "fast" meanwhile, unless it waits for the dimming
+        return orig(self, name)
+
+    monkeypatch.setattr(widgets.DOMWidget, "add_class", slow_add)
+    d = SlowDashboard(query_string="", render=True, background=True)
+    assert d.wait(30)
+    assert all("dpx-stale" not in w._dom_classes for w in d._outputs.values()), \
+        {n: w._dom_classes for n, w in d._outputs.items()}
 
 
 def test_background_mode_first_estimate_then_full_band_and_errors_shown_once():

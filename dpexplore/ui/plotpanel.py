@@ -1,0 +1,210 @@
+"""A plot panel that redraws in place: a tiny anywidget calling the page's ``Plotly.react``.
+
+The Output route (an ``ipywidgets.Output`` holding plotly's ``application/vnd.plotly.v1+json``
+bundle) makes the browser's plotly mime renderer build each changed figure from scratch on every
+slider move: ``Plotly.newPlot`` and a new DOM per panel. :class:`PlotPanel` keeps one ``<div>`` per
+panel and hands each new figure to ``Plotly.react``, which diffs it against what is drawn.
+
+* **No plotly.js in the widget.** Its ES module is the ~3 kB below; it uses ``window.Plotly``,
+  which the jupyterlab-plotly extension (installed with plotly) defines on every Voila/JupyterLab
+  page. (plotly's own ``go.FigureWidget`` bundles plotly.js into every instance's module: ≈ 5 MB
+  over the websocket per panel, measured.) If ``window.Plotly`` does not appear within
+  :data:`PLOTLY_WAIT_MS`, the panel says so in words: never a blank panel.
+* **The figure is kernel → browser only.** The browser never needs to send the figure: every
+  client update of this widget's state is dropped before it reaches a trait (:meth:`PlotPanel.set_state`),
+  so a page cannot push a huge or malformed figure into the kernel.
+* **Static renderers** (a notebook viewer without the widget state, nbconvert) get the same plotly
+  bundle the Output route showed, from :meth:`PlotPanel._repr_mimebundle_`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anywidget
+import plotly.graph_objects as go
+import traitlets
+from plotly.io.json import to_json_plotly
+
+from .figures import plotly_mimebundle
+
+__all__ = ["PlotPanel", "PLOTLY_WAIT_MS", "figure_json"]
+
+#: how long (ms) a panel waits for the page's ``window.Plotly`` before it shows its fallback text
+PLOTLY_WAIT_MS = 20000
+
+_ESM = """
+const WAIT_MS = @WAIT@;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const usable = (P) => !!P && typeof P.react === "function" && !!P.Plots;
+async function loadPlotly() {
+  if (usable(window.Plotly)) return window.Plotly;
+  // jupyterlab-plotly evaluates its plotly.js only when its mime renderer first draws: ask the
+  // already-loaded extension to draw one empty figure off-page, then take its plotly.js.
+  try {
+    const c = window._JUPYTERLAB && window._JUPYTERLAB["jupyterlab-plotly"];
+    if (c && typeof c.get === "function") {
+      const m = (await c.get("./mimeExtension"))();
+      const R = m.RenderedPlotly;
+      if (R && !usable(R.Plotly) && m.rendererFactory && m.MIME_TYPE) {
+        const r = m.rendererFactory.createRenderer({ mimeType: m.MIME_TYPE });
+        try {
+          await Promise.race([r.renderModel({ data: { [m.MIME_TYPE]: { data: [], layout: {}, config: {} } },
+                                               metadata: {} }), sleep(WAIT_MS)]);
+        } catch (e) { /* plotly.js is loaded before it draws; checked below */ }
+        if (r.dispose) r.dispose();
+      }
+      if (R && usable(R.Plotly)) return R.Plotly;
+    }
+  } catch (e) {
+    console.warn("dpexplore: loading plotly.js from jupyterlab-plotly failed", e);
+  }
+  const t0 = performance.now();
+  while (performance.now() - t0 < WAIT_MS) {
+    if (usable(window.Plotly)) return window.Plotly;
+    await sleep(50);
+  }
+  return null;
+}
+function plotlyReady() {  // one load per page, shared by every panel
+  if (!window.__dpxPlotly) window.__dpxPlotly = loadPlotly();
+  return window.__dpxPlotly;
+}
+function attached(el) {  // plotly sizes a plot from its container: draw once it is in the page
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    (function poll() {
+      if (el.isConnected || performance.now() - t0 > WAIT_MS) return resolve();
+      requestAnimationFrame(poll);
+    })();
+  });
+}
+export default {
+  render({ model, el }) {
+    const div = document.createElement("div");
+    div.className = "dpx-plot";
+    el.appendChild(div);
+    let Plotly = null, ready = false, busy = false, again = false, alive = true;
+    const fallback = (why) => {
+      div.textContent = "";
+      const p = document.createElement("div");
+      p.className = "dpx-plot-fallback";
+      p.style.cssText = "border:1px dashed #b7950b;background:#fef9e7;color:#5d4a05;padding:12px;margin:4px 0";
+      p.textContent = "This plot cannot be drawn here: " + why + " " + (model.get("title") || "");
+      div.appendChild(p);
+    };
+    // A first figure that is not drawn yet dims the panel (.dpx-stale, as while it is computed): the
+    // page never looks finished with a plot still missing. (Redraws are dimmed by the kit meanwhile.)
+    const pending = (on) => div.classList.toggle("dpx-stale", on && !div.classList.contains("js-plotly-plot"));
+    const draw = async () => {
+      if (model.get("figure")) pending(true);
+      if (!ready) return;  // the first draw follows once plotly.js is there
+      if (busy) { again = true; return; }  // one draw at a time; the newest figure wins
+      busy = true;
+      try {
+        do {
+          again = false;
+          const text = model.get("figure");
+          if (!alive || !text) break;
+          if (!Plotly) { fallback("the page's plotting library (plotly.js) did not load; reload the page."); break; }
+          let fig;
+          try { fig = JSON.parse(text); } catch (e) { fallback("the figure is not valid JSON."); break; }
+          if (div.querySelector(".dpx-plot-fallback")) div.textContent = "";
+          await Plotly.react(div, fig.data || [], fig.layout || {}, fig.config || {});
+        } while (again && alive);
+      } catch (e) {
+        fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
+      } finally {
+        busy = false;
+        pending(false);
+      }
+    };
+    let observer = null;
+    if (model.get("figure")) pending(true);
+    (async () => {
+      await attached(el);
+      Plotly = await plotlyReady();
+      ready = true;
+      if (!alive) return;
+      await draw();
+      pending(false);
+      if (Plotly && window.ResizeObserver) {
+        let w = el.clientWidth;
+        observer = new ResizeObserver(() => {
+          if (el.clientWidth !== w && div.classList.contains("js-plotly-plot")) {
+            w = el.clientWidth;
+            Plotly.Plots.resize(div);
+          }
+        });
+        observer.observe(el);
+      }
+    })();
+    model.on("change:figure", draw);
+    return () => {
+      alive = false;
+      model.off("change:figure", draw);
+      if (observer) observer.disconnect();
+      if (Plotly) Plotly.purge(div);
+    };
+  },
+};
+""".replace("@WAIT@", str(PLOTLY_WAIT_MS))
+
+
+def figure_json(fig: go.Figure, config: Mapping | None = None) -> str:
+    """The figure as plotly JSON text (``data``, ``layout`` and ``config``), as :class:`PlotPanel` sends it.
+
+    Examples
+    --------
+    >>> import json
+    >>> sorted(json.loads(figure_json(go.Figure(go.Scatter(x=[1], y=[2])), {"displaylogo": False})))
+    ['config', 'data', 'layout']
+    """
+    d = fig.to_dict()
+    d["config"] = dict(config or {})
+    return to_json_plotly(d)
+
+
+class PlotPanel(anywidget.AnyWidget):
+    """One dashboard panel's plot, redrawn in place with the page's ``Plotly.react``.
+
+    Set :meth:`show` with a figure; the browser draws it. Client updates are refused.
+
+    Examples
+    --------
+    >>> p = PlotPanel()
+    >>> p.show(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), {"displaylogo": False})
+    >>> '"displaylogo":false' in p.figure
+    True
+    >>> p.set_state({"figure": "{}"})  # what a browser could send: dropped
+    >>> p.figure != "{}"
+    True
+    """
+
+    _esm = traitlets.Unicode(_ESM).tag(sync=True)
+    #: the figure as plotly JSON text (kernel → browser only)
+    figure = traitlets.Unicode("").tag(sync=True)
+    #: said in the fallback text when the page cannot draw the plot
+    title = traitlets.Unicode("").tag(sync=True)
+
+    def show(self, fig: go.Figure, config: Mapping | None = None) -> None:
+        """Send ``fig`` (with plotly ``config``) to the browser, which redraws the panel in place."""
+        self._last = (fig, dict(config or {}))
+        text = fig.layout.title.text if fig.layout.title else ""
+        self.title = f"({text})" if text else ""
+        self.figure = figure_json(fig, config)
+
+    def set_state(self, sync_data: Mapping[str, Any]) -> None:
+        """Refuse every client update: the browser has nothing to set on this widget."""
+        return None
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """The widget view, plus plotly's own bundle for renderers without the widget state."""
+        out = super()._repr_mimebundle_(**kwargs)
+        last = getattr(self, "_last", None)
+        if last is None or out is None:
+            return out
+        data, meta = out if isinstance(out, tuple) else (out, None)
+        data = {**plotly_mimebundle(*last), **data}
+        return data if meta is None else (data, meta)
