@@ -220,24 +220,13 @@ def _binom_window(N: int, w: float) -> tuple[int, np.ndarray, float]:
 
 
 def _conv_binom(n0: int, w0: float, n1: int, w1: float) -> tuple[int, np.ndarray, float]:
-    """log of Bin(n0, w0) ⊛ Bin(n1, w1) on its window.
+    """log of Bin(n0, w0) ⊛ Bin(n1, w1) on its window (:func:`_conv_binoms` with two parts).
 
     Short windows: direct convolution of the max-rescaled pmfs (all terms positive: full relative
     precision). Long × long (k ≈ n/2 at n ≥ 10⁶): exponentially tilted FFT convolutions, see
     :func:`_tilted_fft_logconv`.
     """
-    a_lo, a, la = _binom_window(n0, w0)
-    b_lo, b, lb = _binom_window(n1, w1)
-    if a.size * b.size <= _DIRECT_LIMIT:
-        ma, mb = float(a.max()), float(b.max())
-        c = np.convolve(np.exp(a - ma), np.exp(b - mb))
-        with np.errstate(divide="ignore"):  # entries below 1e-308 of the peak are treated as zero mass
-            lc = np.log(c) + ma + mb
-    else:
-        mean = n0 * w0 + n1 * w1 - (a_lo + b_lo)
-        var = n0 * w0 * (1 - w0) + n1 * w1 * (1 - w1)
-        lc = _tilted_fft_logconv(a, b, mean, var)
-    return a_lo + b_lo, lc, la + lb
+    return _conv_binoms([(n0, w0), (n1, w1)])
 
 
 _DIRECT_LIMIT = 4_000_000  # cells × cells above which the tilted FFT is used
@@ -247,8 +236,8 @@ _TILT_STEP = 8.0  # sd between the tilts of _tilted_fft_logconv (5 tilts over ±
 def _conv_binoms(parts: list[tuple[int, float]]) -> tuple[int, np.ndarray, float]:
     """log of Bin(N_1, w_1) ⊛ … ⊛ Bin(N_j, w_j) on its window, and the mass left outside.
 
-    Same arithmetic as :func:`_conv_binom`, applied pairwise (direct convolution of max-rescaled
-    pmfs where short, tilted FFTs where long). Empty parts (N = 0) are skipped.
+    Applied pairwise: direct convolution of the max-rescaled pmfs where short (all terms positive:
+    full relative precision), tilted FFTs where long. Empty parts (N = 0) are skipped.
     """
     parts = [(int(N), float(w)) for N, w in parts if N > 0]
     if not parts:
@@ -446,21 +435,17 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
             # T_{n,k} = B ⊛ Ber(w0), T_{n,k+1} = B ⊛ Ber(w1), B = Bin(n − k − 1, w0) ⊛ Bin(k, w1): one base law
             pair = _pair_from_others(R, [(n - k - 1, w0), (k, w1)], w0, w1, n=n, k=k,
                                      method="binomial convolution (log space)")
-            if cache:
-                _CACHE[key] = pair
-                while len(_CACHE) > 24:
-                    _CACHE.popitem(last=False)
-            return pair
-        q_lo, lq, lost_q = _conv_binom((n - k) * m, w0, k * m, w1)  # T_{n,k}
-        p_lo, lp, lost_p = _conv_binom((n - k - 1) * m, w0, (k + 1) * m, w1)  # T_{n,k+1}
-        counts, logp, logq = _align(p_lo, lp, q_lo, lq)
-        # both laws have full support on {0..N}: a cell where one is −inf lies outside the other's window
-        # (or underflowed): keep the common cells and count the rest as lost mass (added to δ)
-        both = np.isfinite(logp) & np.isfinite(logq)
-        lost_p += float(np.exp(logp[~both]).sum())
-        lost_q += float(np.exp(logq[~both]).sum())
-        counts, logp, logq = counts[both], logp[both], logq[both]
-        method = "binomial convolution (log space)"
+        else:
+            q_lo, lq, lost_q = _conv_binom((n - k) * m, w0, k * m, w1)  # T_{n,k}
+            p_lo, lp, lost_p = _conv_binom((n - k - 1) * m, w0, (k + 1) * m, w1)  # T_{n,k+1}
+            counts, logp, logq = _align(p_lo, lp, q_lo, lq)
+            # both laws have full support on {0..N}: a cell where one is −inf lies outside the other's window
+            # (or underflowed): keep the common cells and count the rest as lost mass (added to δ)
+            both = np.isfinite(logp) & np.isfinite(logq)
+            lost_p += float(np.exp(logp[~both]).sum())
+            lost_q += float(np.exp(logq[~both]).sum())
+            pair = ShuffledPair(R, n, k, m, logp[both], logq[both], counts[both], lost_p, lost_q,
+                                "binomial convolution (log space)")
     else:
         if m != 1:
             raise ValueError(
@@ -477,9 +462,7 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
                 logp = logq + np.log(counts @ Rg.ratio / n)
             else:
                 logp = np.log(_grid_law(n, k + 1, Rg.W0, Rg.W1).ravel()[valid])
-        lost_p = lost_q = 0.0
-        method = f"multinomial grid ({G} groups)"
-    pair = ShuffledPair(R, n, k, m, logp, logq, counts, lost_p, lost_q, method)
+        pair = ShuffledPair(R, n, k, m, logp, logq, counts, 0.0, 0.0, f"multinomial grid ({G} groups)")
     if not cache:
         return pair
     _CACHE[key] = pair

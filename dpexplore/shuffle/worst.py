@@ -324,6 +324,21 @@ def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
 
 
 # -- binary inputs: certified branch and bound over k ---------------------------------------------
+def _swap_symmetric(R: Randomizer) -> bool:
+    """Binary inputs: W1 is W0 reversed (binary RR), so the pairs k and n − 1 − k are mirror images."""
+    return bool(np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15))
+
+
+def _clone_upper_delta(R: Randomizer, n: int, eps: np.ndarray) -> np.ndarray:
+    """min(k-RR clone pair, FMT21 clone pair) upper δ at each ε: both bound every data set."""
+    u, v, r, _ = _krr_params(R)
+    e_loc = R.local_epsilon
+    a = 1.0 / (1.0 + math.exp(-e_loc))
+    return np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
+                         _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
+                     for e in eps])
+
+
 def _binary_groups(R: Randomizer) -> tuple[float, float] | None:
     """(w0, w1): the two inputs' probabilities of the high-ratio group, for the branch and bound."""
     if R.inputs != 2 or R.grouped().K != 2:
@@ -366,7 +381,7 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
     (exact). Returns (lower, upper, k attaining lower, pairs evaluated, closed): the worst case is
     in [lower, upper] — lower attained by the pair k, upper ≥ every pair's value (entrywise).
     """
-    sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
+    sym = _swap_symmetric(R)
     kmax = (n - 1) // 2 if sym else n - 1
     lower = kl = None
     evals = 0
@@ -601,7 +616,7 @@ def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
 
     best, arg, self_k = -1.0, "", None
     if R.inputs == 2:
-        sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
+        sym = _swap_symmetric(R)
         ks = range(0, (n - 1) // 2 + 1) if sym else range(0, n)
         for k in ks:
             pair = shuffled_pair(R, n, k=k, cache=False)
@@ -807,7 +822,7 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
                                                                           high=GRID_CELL_LIMIT)
     e_loc = R.local_epsilon
     if R.inputs == 2 and R.grouped().K == 2 and n <= EXHAUSTIVE_BINARY_MAX_N:
-        sym = np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15)
+        sym = _swap_symmetric(R)
         ks = range(0, (n - 1) // 2 + 1) if sym else range(0, n)
         best = np.zeros(eps.shape)
         for k in ks:
@@ -822,11 +837,7 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
 
         lo_, up_, _, _, _ = _binary_sweep(R, n, value, t=1e-30, rtol=rtol, atol=1e-18, max_pairs=max_pairs)
         if R.krr is not None:  # the clone pairs are certified too: keep the smaller upper end
-            u, v, r, _ = _krr_params(R)
-            a = 1.0 / (1.0 + math.exp(-e_loc))
-            clone = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
-                                  _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
-                              for e in eps])
+            clone = _clone_upper_delta(R, n, eps)
             up_ = np.maximum(np.minimum(up_, np.where(eps >= e_loc, 0.0, clone)), lo_)
         return up_, lo_, False
     want_lower = bool(lower)
@@ -842,11 +853,7 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     elif R.inputs >= 3:
         lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
     if R.krr is not None:
-        u, v, r, _ = _krr_params(R)
-        a = 1.0 / (1.0 + math.exp(-e_loc))  # FMT21 clone pair: also bounds every data set (see worst_case_epsilon)
-        up = np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
-                           _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
-                       for e in eps])
+        up = _clone_upper_delta(R, n, eps)  # with FMT21's clone pair (see worst_case_epsilon)
         if R.inputs >= 3:  # BBGN19 Bennett bound (every data set; see worst_case_epsilon)
             from .bounds import _blanket_bennett_delta
 
