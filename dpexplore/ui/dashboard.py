@@ -226,8 +226,8 @@ def wait_for_request(timeout: float) -> bool:
     return True
 
 
-def _close_tree(root: widgets.Widget) -> None:
-    """Close ``root`` and every widget under it (their models leave the kernel and the page)."""
+def _widget_tree(root: widgets.Widget):
+    """``root`` and every widget reachable from its synced traits (children, layout, …), each once."""
     stack, seen = [root], set()
     while stack:
         w = stack.pop()
@@ -238,6 +238,12 @@ def _close_tree(root: widgets.Widget) -> None:
             value = getattr(w, name, None)
             stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
                          if isinstance(v, widgets.Widget))
+        yield w
+
+
+def _close_tree(root: widgets.Widget) -> None:
+    """Close ``root`` and every widget under it (their models leave the kernel and the page)."""
+    for w in list(_widget_tree(root)):
         w.close()
 
 
@@ -687,17 +693,7 @@ class Dashboard(widgets.VBox):
         client's state update (JSON has none; a slider value never is one) and reports any other error
         with :meth:`_callback_failed`.
         """
-        stack: list[widgets.Widget] = [self]
-        seen: set[int] = set()
-        while stack:
-            w = stack.pop()
-            if id(w) in seen or not isinstance(w, widgets.Widget):
-                continue
-            seen.add(id(w))
-            for name in w.keys:
-                value = getattr(w, name, None)
-                stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
-                             if isinstance(v, widgets.Widget))
+        for w in _widget_tree(self):
             inner = _unwrapped_handle_msg(type(w))
             if inner is not None and getattr(w, "comm", None) is not None:
                 w.comm.on_msg(self._make_guard(w, inner))

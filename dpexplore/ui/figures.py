@@ -30,6 +30,7 @@ __all__ = [
     "message_figure",
     "PLOTLY_MIMETYPE",
     "plotly_mimebundle",
+    "figure_json",
     "display_output",
     "readable_log_ticks",
     "tex_to_html",
@@ -193,10 +194,23 @@ def plotly_mimebundle(fig: go.Figure, config: Mapping | None = None) -> dict:
     >>> sorted(b[PLOTLY_MIMETYPE])
     ['config', 'data', 'layout']
     """
+    return {PLOTLY_MIMETYPE: json.loads(figure_json(fig, config))}
+
+
+def figure_json(fig: go.Figure, config: Mapping | None = None) -> str:
+    """The figure as plotly JSON text (``data``, ``layout`` and, if given, ``config``).
+
+    What :func:`plotly_mimebundle` publishes and :class:`~dpexplore.ui.plotpanel.PlotPanel` sends.
+
+    Examples
+    --------
+    >>> sorted(json.loads(figure_json(go.Figure(go.Scatter(x=[1], y=[2])), {"displaylogo": False})))
+    ['config', 'data', 'layout']
+    """
     fig_dict = fig.to_dict()
     if config:
         fig_dict["config"] = dict(config)
-    return {PLOTLY_MIMETYPE: json.loads(to_json_plotly(fig_dict))}
+    return to_json_plotly(fig_dict)
 
 
 def display_output(bundle: Mapping) -> tuple[dict]:

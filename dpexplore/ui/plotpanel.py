@@ -25,9 +25,8 @@ from typing import Any
 import anywidget
 import plotly.graph_objects as go
 import traitlets
-from plotly.io.json import to_json_plotly
 
-from .figures import plotly_mimebundle
+from .figures import figure_json, plotly_mimebundle
 
 __all__ = ["PlotPanel", "PLOTLY_WAIT_MS", "figure_json"]
 
@@ -150,20 +149,6 @@ export default {
   },
 };
 """.replace("@WAIT@", str(PLOTLY_WAIT_MS))
-
-
-def figure_json(fig: go.Figure, config: Mapping | None = None) -> str:
-    """The figure as plotly JSON text (``data``, ``layout`` and ``config``), as :class:`PlotPanel` sends it.
-
-    Examples
-    --------
-    >>> import json
-    >>> sorted(json.loads(figure_json(go.Figure(go.Scatter(x=[1], y=[2])), {"displaylogo": False})))
-    ['config', 'data', 'layout']
-    """
-    d = fig.to_dict()
-    d["config"] = dict(config or {})
-    return to_json_plotly(d)
 
 
 class PlotPanel(anywidget.AnyWidget):
