@@ -80,10 +80,51 @@ def chromium_available() -> bool:
     return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None
 
 
-def _free_port() -> int:
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+def require_browser(*, nginx: bool = False) -> None:
+    """Skip (or, under ``DPEXPLORE_REQUIRE_BROWSER=1`` as in ``.ci/run``, fail) without Chromium and
+    playwright — and, with ``nginx=True``, without an nginx."""
+    import pytest
+
+    missing = []
+    if not chromium_available():
+        missing.append("no Chromium at /usr/bin/chromium (apt-get install chromium; or set DPEXPLORE_CHROMIUM)")
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing.append("playwright is not installed (pip install -e '.[test]')")
+    if nginx and NGINX is None:
+        missing.append("no nginx (apt-get install nginx-light)")
+    if not missing:
+        return
+    reason = "; ".join(missing)
+    if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required (DPEXPLORE_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_for_port(proc: subprocess.Popen, port: int, *, timeout: float, what: str, log=lambda: "") -> None:
+    """Return once 127.0.0.1:``port`` accepts connections; raise if ``proc`` exits or ``timeout`` passes."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}: {log()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{what} did not open its port within {timeout:.0f} s")
 
 
 class VoilaServer:
@@ -91,7 +132,7 @@ class VoilaServer:
 
     def __init__(self, root: Path, cwd: Path, extra_args: list[str] | None = None, env: dict | None = None):
         self.root, self.cwd = Path(root), Path(cwd)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.extra_args = extra_args or []
         self.env = env
@@ -107,16 +148,8 @@ class VoilaServer:
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
         self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"voila exited with {self.proc.returncode}: {self.log_path.read_text()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("voila did not open its port within 60 s")
+        wait_for_port(self.proc, self.port, timeout=60, what="voila", log=self.log_path.read_text)
+        return self
 
     def __exit__(self, *exc) -> None:
         if self.proc and self.proc.poll() is None:

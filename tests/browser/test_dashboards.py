@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import VoilaServer, check_page, chromium_available, launch_browser
+from .harness import VoilaServer, check_page, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -18,36 +18,11 @@ SHOTS = Path(os.environ.get("DPEXPLORE_SCREENSHOTS", ROOT / "tests" / "browser" 
 pytestmark = pytest.mark.browser
 
 
-def _require_browser():
-    if chromium_available():
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "playwright is not installed (pip install -e '.[test]')"
-        else:
-            return
-    else:
-        reason = "no Chromium at /usr/bin/chromium (apt-get install chromium; or set DPEXPLORE_CHROMIUM)"
-    if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required (DPEXPLORE_REQUIRE_BROWSER=1) but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def server():
-    _require_browser()
+    require_browser()
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=["--VoilaConfiguration.show_tracebacks=True"]) as srv:
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_browser(p)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -63,7 +38,7 @@ def test_notebook_renders_and_responds(path, server, browser):
 
 @pytest.fixture(scope="module")
 def fixture_server():
-    _require_browser()
+    require_browser()
     with VoilaServer(ROOT / "tests" / "fixtures", cwd=ROOT) as srv:
         yield srv
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import JS_PLOT_SIG, JS_RENDERED, VoilaServer, launch_browser
-from .test_dashboards import _require_browser
+from .harness import JS_PLOT_SIG, JS_RENDERED, VoilaServer, launch_browser, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
@@ -47,7 +46,7 @@ def _responses_shown(page) -> int:
 
 @pytest.fixture(scope="module")
 def poll_server(tmp_path_factory):
-    _require_browser()
+    require_browser()
     poll_dir = tmp_path_factory.mktemp("polls")
     env = {**os.environ, "DPEXPLORE_POLL_DIR": str(poll_dir)}
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, env=env) as srv:

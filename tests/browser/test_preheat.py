@@ -12,8 +12,7 @@ import pytest
 from dpexplore.serve import merge_options, preheat_options
 from tests.hosting.wsclient import kernel_alive
 
-from .harness import JS_RENDERED, VoilaServer, check_page, launch_browser
-from .test_dashboards import _require_browser
+from .harness import JS_RENDERED, VoilaServer, check_page, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 NB = "01_spectral_clustering.ipynb"
@@ -37,21 +36,11 @@ def _wait_pool(srv, size: int, timeout: float = 120.0, fills: int = 1) -> None:
 
 @pytest.fixture(scope="module")
 def server():
-    _require_browser()
+    require_browser()
     extra = merge_options(preheat_options(ROOT / "notebooks", 2, [NB]), ["--LimitedKernelManager.pool_fill_quiet=5"])
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=extra) as srv:
         _wait_pool(srv, 2)
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_browser(p)
-        yield b
-        b.close()
 
 
 def _readout(page, name: str) -> str:

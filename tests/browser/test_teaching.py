@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import JS_PLOT_SIG, VoilaServer, check_page, launch_browser
-from .test_dashboards import _require_browser
+from .harness import JS_PLOT_SIG, VoilaServer, check_page, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("DPEXPLORE_SCREENSHOTS", ROOT / "tests" / "browser" / "screenshots"))
@@ -20,19 +19,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def server():
-    _require_browser()
+    require_browser()
     with VoilaServer(ROOT / "notebooks", cwd=ROOT) as srv:
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_browser(p)
-        yield b
-        b.close()
 
 
 def test_predict_mode_asks_then_reveals(server, browser):

@@ -19,16 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.harness import free_port
+
 from .wsclient import V1, connect, fetch_page, kernel_alive, read_for
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -37,7 +33,7 @@ def extension_server(tmp_path):
     config = tmp_path / "jupyter-config"
     config.mkdir()
     shutil.copy(ROOT / "jupyter_config.json", config / "jupyter_config.json")  # what binder/postBuild does
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config)}
     env.pop("QUERY_STRING", None)
     cmd = [sys.executable, "-m", "jupyter_server", f"--ServerApp.root_dir={ROOT / 'tests' / 'fixtures'}",

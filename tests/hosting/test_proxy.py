@@ -15,21 +15,25 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import re
-import shutil
-import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.browser.harness import VoilaServer, check_page, chromium_available, launch_browser
+from tests.browser.harness import (
+    NGINX,
+    VoilaServer,
+    check_page,
+    free_port,
+    launch_browser,
+    require_browser,
+    wait_for_port,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "deploy" / "nginx" / "dpexplore.conf"
-NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 pytestmark = pytest.mark.browser
 
 #: gzip at the proxy: a cold first view must shrink to at most this fraction of Voila's own bytes (the
@@ -61,32 +65,12 @@ def _cold_view(browser, url: str) -> tuple[float, dict[str, str]]:
         ctx.close()
 
 
-def _require() -> None:
-    missing = [what for what, ok in (("nginx", NGINX is not None), ("Chromium", chromium_available())) if not ok]
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("playwright")
-    if not missing:
-        return
-    reason = f"{' and '.join(missing)} not installed (apt-get install nginx-light chromium)"
-    if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"proxy tests required (DPEXPLORE_REQUIRE_BROWSER=1) but {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Nginx:
     """nginx with the shipped server block, listening on 127.0.0.1:<free port>, proxying to ``upstream``."""
 
     def __init__(self, tmp: Path, upstream_port: int):
         self.dir = tmp
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         site = CONF.read_text()
         site, n1 = re.subn(r"listen 8080;", f"listen 127.0.0.1:{self.port};", site)
@@ -113,16 +97,8 @@ http {{
     def __enter__(self) -> Nginx:
         cmd = [NGINX, "-p", str(self.dir), "-c", str(self.dir / "nginx.conf"), "-g", "daemon off;"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {(self.dir / 'logs' / 'error.log').read_text()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("nginx did not open its port within 20 s")
+        wait_for_port(self.proc, self.port, timeout=20, what="nginx", log=self.error_log)
+        return self
 
     def __exit__(self, *exc) -> None:
         if self.proc and self.proc.poll() is None:
@@ -138,7 +114,7 @@ http {{
 
 def test_nginx_accepts_the_shipped_config(tmp_path):
     if NGINX is None:
-        _require()
+        require_browser(nginx=True)  # skips (or fails under CI) without nginx
     ng = Nginx(tmp_path, 8866)
     out = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
                          capture_output=True, text=True, timeout=30)
@@ -147,7 +123,7 @@ def test_nginx_accepts_the_shipped_config(tmp_path):
 
 
 def test_a_dashboard_through_the_proxy_is_compressed_and_live(tmp_path):
-    _require()
+    require_browser(nginx=True)
     from playwright.sync_api import sync_playwright
 
     with VoilaServer(ROOT / "notebooks", cwd=ROOT) as srv, Nginx(tmp_path, srv.port) as ng, \
@@ -183,7 +159,7 @@ def _status(url: str) -> int:
 
 
 def test_page_loads_beyond_the_burst_get_429_from_nginx(tmp_path):
-    _require()
+    require_browser(nginx=True)
     cap = ["--LimitedKernelManager.max_kernels=1"]
     with VoilaServer(ROOT / "tests" / "fixtures", cwd=ROOT, extra_args=cap) as srv, Nginx(tmp_path, srv.port) as ng:
         url = f"{ng.url}/voila/render/binary_traffic.ipynb"
