@@ -413,13 +413,12 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
         hist: list[tuple[int, float]] = []  # (width, worst ratio bound / threshold) of the last blocks
         aim = 1.0 - 0.25 * rtol / (1.0 + rtol)  # just under the threshold, in units of it
         while (a <= stop) if step > 0 else (a >= stop):
-            far = stop
             if evals >= max_pairs:  # budget spent: one block bound for the rest (still certified)
-                v = np.asarray(value(*_block_pair(R, n, min(a, far), max(a, far), t)), dtype=float)
+                v = np.asarray(value(*_block_pair(R, n, min(a, stop), max(a, stop), t)), dtype=float)
                 upper, closed = np.maximum(upper, v), False
                 evals += 1
                 break
-            b = min(far, a + w - 1) if step > 0 else max(far, a - w + 1)
+            b = min(stop, a + w - 1) if step > 0 else max(stop, a - w + 1)
             if b == a:
                 upper = np.maximum(upper, exact_at(a))
                 a, w = a + step, 2
