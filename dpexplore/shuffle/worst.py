@@ -323,6 +323,238 @@ def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
     return res[0], min(res[1], res[0])
 
 
+# -- the privacy blanket, evaluated exactly (k-RR) ------------------------------------------------
+#: default number of blocks of M (the blanket count) in :func:`blanket_pair_delta`; the bracket width shrinks like 1/blocks
+BLANKET_BLOCKS = 32
+#: public maximum of ``blocks`` in :func:`blanket_pair_delta`
+BLANKET_BLOCKS_LIMIT = 4096
+_BLANKET_CHUNK = 400_000  # (block, T) cells per vectorised step (≈ 20 arrays of this size: ≈ 64 MB)
+
+
+def _binom_window(N: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A window [lo, hi] around the mean of Bin(N, p) (vectorised over N) and its exact outside mass.
+
+    The width (mean ± (√(2 ln(1/tail)) + 2) sd) only decides how tight the caller's bound is; the
+    outside mass is computed exactly and added by the caller, so any width is correct.
+    """
+    N = np.asarray(N, dtype=float)
+    z = math.sqrt(2.0 * math.log(1.0 / tail)) + 2.0
+    mean, sd = N * p, np.sqrt(N * p * (1.0 - p))
+    lo = np.maximum(np.floor(mean - z * sd - 2.0), 0.0)
+    hi = np.minimum(np.ceil(mean + z * sd + 2.0), N)
+    outside = stats.binom.cdf(lo - 1.0, N, p) + stats.binom.sf(hi, N, p)
+    return lo, hi, np.clip(outside, 0.0, 1.0)
+
+
+def _seg_cumsum(inc: np.ndarray, anchor: np.ndarray, val: np.ndarray) -> np.ndarray:
+    """Row-wise x[j] = val[j] where ``anchor``, else x[j − 1] + inc[j − 1] (``anchor[:, 0]`` all True)."""
+    c = np.zeros(inc.shape)
+    np.cumsum(inc[:, :-1], axis=1, out=c[:, 1:])  # c[j] = Σ_{i < j} inc[i]
+    idx = np.maximum.accumulate(np.where(anchor, np.arange(inc.shape[1])[None, :], 0), axis=1)
+    return c + np.take_along_axis(np.where(anchor, val - c, 0.0), idx, axis=1)
+
+
+def _blanket_S_delta(e0: float, k: int, S: np.ndarray, gamma: float, tail: float, upper: bool = True) -> np.ndarray:
+    """Upper value of δ(ε) = Σ_h (P − γQ)_+ of the pair "target 1 vs 0 + (S − 1) uniform reports", per S.
+
+    With α = e^{ε0} − 1 and d = e^{ε0} + k − 1, the multinomial identity Mult_{S−1}(h − e_y) =
+    Mult_S(h)·h_y·k/S gives P_b(h) = Mult_S(h; uniform)·k/(dS)·(α h_b + S): the laws depend on
+    h only through (h_0, h_1) (sufficient). Given T = h_0 + h_1 ~ Bin(S, 2/k), h_1 ~ Bin(T, ½) and
+    P − γQ = k/(dS)·(α(1 + γ)h_1 + S(1 − γ) − γαT) is increasing in h_1: positive on the half-line
+    h_1 ≥ a_T = ⌊x*_T⌋ + 1, x*_T = (γαT − S(1 − γ))/(α(1 + γ)). With g = P(Bin(T, ½) ≥ a_T) and
+    p = Bin(a_T − 1; T, ½), the row's sum is α(1 + γ)(T − a_T + 1)p/2 − (γ − 1)(S + αT/2)g.
+    Along T the threshold moves by 0 or 1 (slope γ/(1 + γ) < 1), so g and log p follow exact
+    two-term recurrences (Pascal's rule); they are restarted from scipy's incomplete beta / log-pmf
+    every 128 rows of T (and at the first row with a non-empty half-line), which keeps the
+    accumulated rounding ≤ ≈ 1e-13 relative. Upper value: T outside its window (mass ``tail`` per
+    side) is added with its whole P-mass; margins for the recurrences' rounding (1e-11 of the
+    running sum of |increments|), the cancellation (1e-11 of both terms), a threshold off by one
+    through rounding and the pmf's rounding are added. ``upper=False``: no margins (the error
+    bar's lower end).
+    """
+    d, al, p = math.exp(e0) + k - 1, math.expm1(e0), 2.0 / k
+    S = np.asarray(S, dtype=float)
+    if gamma >= math.exp(e0):  # ε ≥ ε0: P/Q = (αh_1 + S)/(αh_0 + S) ≤ e^{ε0} cellwise
+        return np.zeros(S.shape)
+    lo, hi, outside = _binom_window(S, p, tail)
+    # a T-row's P-mass is Bin(T; S, 2/k)·k/(dS)·(αT/2 + S) ≤ Bin(T; S, 2/k)·(k/d)(1 + α/2)
+    out = outside * (k / d) * (1.0 + al / 2.0) if upper else np.zeros(S.shape)
+    L = int((hi - lo).max()) + 1
+    rows = max(1, _BLANKET_CHUNK // L)
+    j = np.arange(L)[None, :]
+    for i0 in range(0, S.size, rows):
+        sl = slice(i0, i0 + rows)
+        T = lo[sl, None] + j
+        valid = T <= hi[sl, None]
+        T = np.where(valid, T, hi[sl, None])
+        Sb = np.broadcast_to(S[sl, None], T.shape)
+        a = np.floor((gamma * al * T - Sb * (1.0 - gamma)) / (al * (1.0 + gamma))) + 1.0  # x* ≥ 0 since γ ≥ 1
+        inner = valid & (a <= T)  # a > T: empty half-line, the row adds 0
+        a = np.clip(a, 1.0, T)  # placeholder outside ``inner``
+        first = np.argmax(inner, axis=1)
+        D = np.zeros(T.shape)
+        D[:, :-1] = a[:, 1:] - a[:, :-1]  # 0 or 1 inside ``inner`` (the recurrences below need that)
+        restart = np.zeros(T.shape, dtype=bool)  # after a step that is not 0 or 1, or entering ``inner``
+        restart[:, 1:] = ((D[:, :-1] != 0.0) & (D[:, :-1] != 1.0)) | ~inner[:, :-1]
+        anchor = inner & (((j - first[:, None]) % 128 == 0) | restart)
+        anchor[:, 0] = True
+        g0a, lpa, lwa = np.zeros(T.shape), np.zeros(T.shape), np.zeros(T.shape)
+        aa, Ta = a[anchor], T[anchor]
+        g0a[anchor] = special.betainc(aa, Ta - aa + 1.0, 0.5)
+        lpa[anchor] = stats.binom.logpmf(aa - 1.0, Ta, 0.5)
+        lwa[anchor] = stats.binom.logpmf(Ta, Sb[anchor], p)
+        with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner``/``valid`` are masked
+            lp_inc = np.where(D > 0, np.log((T + 1.0) / (2.0 * a)), np.log((T + 1.0) / (2.0 * (T - a + 2.0))))
+            lw_inc = np.log((Sb - T) / (T + 1.0)) + math.log(p / (1.0 - p))
+            pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), anchor, lpa))
+            lw = _seg_cumsum(np.where(valid & (T < Sb), lw_inc, 0.0), anchor, lwa)
+            inc = np.where(inner, 0.5 * pj * (1.0 - D * (T + 1.0) / a), 0.0)  # g(T + 1, a + D) − g(T, a)
+            g0 = _seg_cumsum(inc, anchor, g0a)
+            X = al * (1.0 + gamma) * (T - a + 1.0) * pj / 2.0
+            Y = (gamma - 1.0) * (Sb + al * T / 2.0) * g0
+            val = X - Y
+            if upper:
+                m_g0 = 1e-11 * _seg_cumsum(np.abs(inc), anchor, np.abs(g0a))
+                eta = 1e-12 * (T + Sb) / al  # rounding of x*: the cell a − 1 or a may be misplaced
+                val = (val + 1e-11 * (X + np.abs(Y)) + (gamma - 1.0) * (Sb + al * T / 2.0) * m_g0
+                       + al * (1.0 + gamma) * eta * np.maximum(pj, pj * (T - a + 1.0) / a))
+            val = np.where(inner, np.maximum(val, 0.0), 0.0)
+            w = np.exp(lw) * (k / (d * Sb)) * ((1.0 + 1e-10) if upper else 1.0)
+            out[sl] += np.sum(np.where(valid, w * val, 0.0), axis=1)
+    return np.minimum(out, 1.0)
+
+
+def _blanket_delta(e0: float, k: int, n: int, eps: float, *, blocks: int = BLANKET_BLOCKS,
+                   tail: float = 1e-20, need: str = "upper") -> tuple[float, float]:
+    """(upper, lower) on E_{M ~ Bin(n − 1, k/d)} δ_M(ε), δ_M = the pair "target + M uniform reports".
+
+    δ_M is non-increasing in M (one more independent uniform report is post-processing), so blocks
+    of M bracket the expectation: upper Σ P(block)·δ_{first M} + P(M outside the window); lower
+    Σ P(block)·δ_{first M of the next block}. ``need`` = "upper", "lower" or "both".
+    """
+    r, N = k / (math.exp(e0) + k - 1), n - 1
+    lo, hi, outside = (float(x[0]) for x in _binom_window(np.array([float(N)]), r, tail))
+    width = max(1, math.ceil((hi - lo + 1) / blocks))
+    starts = np.arange(lo, hi + 1, width, dtype=float)
+    ends = np.minimum(starts + width - 1, hi)
+    w = np.maximum(stats.binom.cdf(ends, N, r) - stats.binom.cdf(starts - 1, N, r), 0.0)
+    g = math.exp(min(eps, 700.0))
+    up = low = math.nan
+    if need in ("upper", "both"):
+        up = min(1.0, float(np.dot(w, _blanket_S_delta(e0, k, starts + 1.0, g, tail))) + outside)
+    if need in ("lower", "both"):
+        nxt = np.append(starts[1:], hi + 1.0)
+        low = float(np.dot(w, _blanket_S_delta(e0, k, nxt + 1.0, g, tail, upper=False)))
+    return up, low
+
+
+def _blanket_tail(delta: float) -> float:
+    """Window tail for :func:`_blanket_delta` at a target δ: the outside mass it adds is ≪ δ."""
+    return max(1e-300, min(1e-12, 1e-6 * delta))
+
+
+def blanket_pair_delta(randomizer: Randomizer, n: int, epsilon, *, bound: str = "upper",
+                       blocks: int = BLANKET_BLOCKS):
+    """δ(ε) of the privacy blanket evaluated exactly: ≥ δ(ε) of every neighbouring pair (k-RR).
+
+    Every k-RR report is W_x = (k/d)·Uniform(k symbols) + (1 − k/d)·(point mass at x),
+    d = e^{ε0} + k − 1 (the "privacy blanket" of Balle, Bell, Gascón & Nissim 2019). Conditioning
+    on which of the other n − 1 users report from the blanket (M ~ Bin(n − 1, k/d) of them) and on
+    the others' point masses (a known shift of the histogram), joint convexity of the hockey-stick
+    divergence gives, for **every** configuration of the other users' inputs,
+    δ(ε) ≤ E_M δ_M(ε), δ_M = the pair "target 1 vs 0 + M uniform reports", which is evaluated
+    exactly (two incomplete-beta tails per count in {0, 1}; see ``_blanket_S_delta``) and
+    bracketed over blocks of M (δ_M is non-increasing in M: one more uniform report is
+    post-processing). BBGN19 bound the same expectation by Bennett's inequality
+    (:func:`blanket_delta`); this is its exact value, and it is never above the k-RR clone pair
+    (:func:`dominating_pair_delta`: the blanket pair is a post-processing of it). For k-RR with
+    k ≥ 3 it meets the third-symbol pair (an actual pair, :func:`third_symbol_epsilon`) to
+    ≈ 1e-4 in ε at n ≥ 10⁴: then the worst case is pinned (see :func:`worst_case_epsilon`).
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+        From :func:`binary_rr` or :func:`k_rr`.
+    n : int
+        Users, 2 ≤ n ≤ :data:`MAX_USERS`.
+    epsilon : float or array_like
+    bound : {"upper", "lower"}
+        The certified upper end, or the lower end of the block discretisation (its error bar).
+    blocks : int
+        Blocks of M, 1 … :data:`BLANKET_BLOCKS_LIMIT` (the bracket's width shrinks like 1/blocks).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import k_rr
+    >>> up = blanket_pair_delta(k_rr(2.0, 3), 10_000, 0.1)
+    >>> lo = blanket_pair_delta(k_rr(2.0, 3), 10_000, 0.1, bound="lower")
+    >>> bool(lo <= up)
+    True
+    """
+    R = _check_randomizer(randomizer)
+    n = check_int(n, "n", low=2, high=MAX_USERS)
+    if bound not in ("upper", "lower"):
+        raise ValueError(f"bound must be 'upper' or 'lower'; got {bound!r}")
+    blocks = check_int(blocks, "blocks", low=1, high=BLANKET_BLOCKS_LIMIT)
+    eps = check_real_array(epsilon, "epsilon")
+    if R.krr is None:
+        raise ValueError("the privacy blanket is implemented for k-ary randomized response (binary_rr / k_rr); "
+                         f"got the custom randomizer {R.name!r}")
+    e0, k = R.krr
+    i = 0 if bound == "upper" else 1
+    out = np.array([_blanket_delta(e0, k, n, float(e), blocks=blocks, tail=1e-22, need=bound)[i]
+                    for e in eps.ravel()]).reshape(eps.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _blanket_epsilon(R: Randomizer, n: int, delta: float, hi: float, blocks: int = 4 * BLANKET_BLOCKS) -> float:
+    """Smallest ε ≤ ``hi`` found with blanket upper δ(ε) ≤ δ (certified); ``hi`` if none below it."""
+    e0, k = R.krr
+    tail = _blanket_tail(delta)
+
+    def f(e):
+        return math.log(max(_blanket_delta(e0, k, n, e, blocks=blocks, tail=tail)[0], 1e-300)) - math.log(delta)
+
+    if f(0.0) <= 0:
+        return 0.0
+    if f(hi) > 0:
+        return hi
+    root = float(optimize.brentq(f, 0.0, hi, xtol=1e-9, rtol=1e-6))
+    while f(root) > 0:  # step onto the feasible side
+        root = min(hi, root + 1e-6 * max(1e-3, root))
+    return root
+
+
+def _krr_third_lower(R: Randomizer, n: int, delta: float, cells_max: int) -> tuple[float, str]:
+    """ε(δ) of the third-symbol pair (others at symbol 2): exact on the grid where it fits, else the
+    O(√n) version (outputs ≠ 0, 1 merged: exact for k = 3, a lower value for k > 3)."""
+    G = 3 if R.inputs == 3 else 4
+    if (n + 1) ** (G - 1) <= cells_max:
+        return pure_pair(R, n, others=2).epsilon(delta), "third-symbol pair (others at symbol 2)"
+    name = "third-symbol pair (others at symbol 2" + (")" if R.inputs == 3 else "; outputs ≠ 0, 1 merged: a lower value)")
+    return third_symbol_epsilon(R, n, delta), name
+
+
+def _krr_bracket(R: Randomizer, n: int, delta: float, rtol: float, cells_max: int):
+    """k-RR, k ≥ 3: certified [lower, upper] with upper ≤ lower·(1 + rtol), or None.
+
+    lower = the third-symbol pair (an actual pair); upper = a point where the exact blanket's
+    upper δ is ≤ δ, tried at lower·(1 + rtol/4) with 8 blocks of M, then at lower·(1 + rtol)
+    with 32 and 256 blocks (one δ evaluation each: no root search).
+    """
+    e_loc = R.local_epsilon
+    lower, name = _krr_third_lower(R, n, delta, cells_max)
+    if lower * (1.0 + rtol) >= e_loc:  # the trivial bound ε0 closes the bracket
+        return lower, e_loc, name, "trivial ε0 (post-processing of ε0-LDP reports)", 0
+    e0, k = R.krr
+    tail = _blanket_tail(delta)
+    for i, (f, b) in enumerate(((rtol / 4, 8), (rtol, 32), (rtol, 256))):
+        e_t = lower * (1.0 + f)
+        if e_t > 0 and _blanket_delta(e0, k, n, e_t, blocks=b, tail=tail)[0] <= delta:
+            return lower, e_t, name, "exact privacy blanket (certified bracket)", i + 1
+    return None
+
+
 # -- binary inputs: certified branch and bound over k ---------------------------------------------
 def _swap_symmetric(R: Randomizer) -> bool:
     """Binary inputs: W1 is W0 reversed (binary RR), so the pairs k and n − 1 − k are mirror images."""
@@ -722,6 +954,11 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
             return WorstCaseEpsilon(bnb[1], bnb[0], False, f"k = {pk} of the other users hold 1",
                                     "branch and bound over k (certified bracket)", delta, n, pair_k=pk,
                                     pairs_evaluated=ev_, rtol=rtol)
+    if R.krr is not None and R.inputs >= 3:  # k-RR: third-symbol pair vs the exact blanket
+        br = _krr_bracket(R, n, delta, rtol, cells_max)
+        if br is not None:
+            lo_, up_, name, meth, _ = br
+            return WorstCaseEpsilon(up_, lo_, False, name, meth, delta, n, rtol=rtol)
     # lower end: exact named pairs
     want_lower = bool(lower)
     lower, arg, pk = -1.0, "", None
@@ -777,6 +1014,10 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
             up21, _ = _clone_mixture_epsilon(a, 1.0 - a, math.exp(-e_loc), n - 1, delta, lower=False, hi=eps)
             if up21 < eps:
                 eps, method = up21, "FMT21 clone pair (block upper end)"
+    if R.krr is not None and R.inputs >= 3 and eps > 0:  # the exact blanket (its bracket did not close)
+        ub = _blanket_epsilon(R, n, delta, eps)
+        if ub < eps:
+            eps, method = ub, "exact privacy blanket (root of its block upper end)"
     if bnb is not None:  # the budget ran out: its bracket is still certified
         if bnb[1] < eps:
             eps, method = bnb[1], "branch and bound over k (budget spent; certified upper end)"
@@ -853,10 +1094,16 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
         lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
     if R.krr is not None:
         up = _clone_upper_delta(R, n, eps)  # with FMT21's clone pair (see worst_case_epsilon)
-        if R.inputs >= 3:  # BBGN19 Bennett bound (every data set; see worst_case_epsilon)
-            from .bounds import _blanket_bennett_delta
-
-            up = np.minimum(up, _blanket_bennett_delta(e_loc, n, R.krr[1], eps))
+        if R.inputs >= 3:  # the exact blanket: 8 blocks of M, 64 where that is not within rtol of the lower end
+            e0, k = R.krr
+            for i, e in enumerate(eps):
+                if e >= e_loc:
+                    continue
+                for b in (8, 64):
+                    v = _blanket_delta(e0, k, n, float(e), blocks=b, tail=1e-22)[0]
+                    up[i] = min(up[i], v)
+                    if up[i] <= lower[i] * (1.0 + rtol) + 1e-18:
+                        break
     else:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)

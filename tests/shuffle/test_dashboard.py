@@ -137,8 +137,8 @@ def test_worst_case_curves_download_and_labels():
     # k-RR at large n: certified upper and named-pair lower, both drawn; the third-symbol pair is the lower end
     big = ShuffleAsymptoticsDashboard(query_string="family=krr&alphabet=3&n=1000&epsilon0=2")
     names = [t.name for t in big.figures["curve"].data]
-    assert any("certified bound" in nm for nm in names) and any("Bennett" in nm for nm in names)
-    assert any("worst named pair" in nm for nm in names)
+    assert any("certified, exact privacy blanket" in nm for nm in names) and any("Bennett" in nm for nm in names)
+    assert any("worst pair found" in nm for nm in names)
     prof = privacy_profile(k_rr(2.0, 3), 1000, deltas=[big.params()["delta"]])
     notes = " ".join(a.text for a in big.figures["curve"].layout.annotations)
     assert f"{prof.epsilon_upper[0]:.4g}" in notes and f"{prof.epsilon_lower[0]:.4g}" in notes

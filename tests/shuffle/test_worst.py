@@ -209,15 +209,21 @@ def test_fmt21_pair_takes_over_where_it_is_tighter():
     from dpexplore.shuffle import blanket_epsilon, fmt_epsilon
 
     R = k_rr(0.1, 3)
-    w = worst_case_epsilon(R, 10**5, 1e-6)
+    # rtol = 1e-9 cannot close the blanket bracket: the full set of certified bounds is computed
+    w = worst_case_epsilon(R, 10**5, 1e-6, rtol=1e-9)
     assert w.dominating_upper > fmt_epsilon(0.1, 10**5, 1e-6)  # the k-RR clone pair alone is looser here
     assert blanket_epsilon(0.1, 10**5, 1e-6, k=3, method="bennett") > fmt_epsilon(0.1, 10**5, 1e-6)
-    assert w.epsilon <= fmt_epsilon(0.1, 10**5, 1e-6) * (1 + 1e-4) and "FMT21" in w.method
-    # 16-RR, ε0 = 0.5: FMT21 beats the k-RR clone pair, and the blanket Bennett bound beats both
+    assert w.epsilon <= fmt_epsilon(0.1, 10**5, 1e-6) * (1 + 1e-4)
+    # the default: the exact blanket meets the third-symbol pair, well below FMT21
+    d = worst_case_epsilon(R, 10**5, 1e-6)
+    assert d.certified_exact and d.lower <= w.epsilon and d.epsilon <= w.epsilon * (1 + 1e-3)
+    assert d.epsilon < 0.8 * fmt_epsilon(0.1, 10**5, 1e-6)
+    # 16-RR, ε0 = 0.5: FMT21 beats the k-RR clone pair; the Bennett bound beats both, the exact blanket all
     R = k_rr(0.5, 16)
-    w = worst_case_epsilon(R, 10**5, 1e-6)
+    w = worst_case_epsilon(R, 10**5, 1e-6, rtol=1e-9)
     assert w.dominating_upper > fmt_epsilon(0.5, 10**5, 1e-6)
-    assert w.epsilon < 0.5 * fmt_epsilon(0.5, 10**5, 1e-6) and "Bennett" in w.method and w.lower <= w.epsilon
+    assert w.epsilon < 0.5 * fmt_epsilon(0.5, 10**5, 1e-6) and "blanket" in w.method and w.lower <= w.epsilon
+    assert w.epsilon <= blanket_epsilon(0.5, 10**5, 1e-6, k=16, method="bennett")
 
 
 def test_exhaustive_range_can_be_extended_and_is_inside_the_bracket():
