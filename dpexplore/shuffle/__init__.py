@@ -74,6 +74,7 @@ from .solver import (
 )
 from .worst import (
     WorstCaseEpsilon,
+    blanket_pair_delta,
     dominating_pair_delta,
     dominating_pair_epsilon,
     pure_pair,
@@ -94,6 +95,7 @@ __all__ = [
     "gdp_epsilon_multi",
     "CappedEpsilon",
     "dominating_pair_delta",
+    "blanket_pair_delta",
     "dominating_pair_epsilon",
     "pure_pair",
     "worst_case_delta",
