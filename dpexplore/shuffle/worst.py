@@ -371,6 +371,39 @@ def _seg_cumsum(inc: np.ndarray, anchor: np.ndarray, val: np.ndarray) -> np.ndar
     return c + np.take_along_axis(np.where(anchor, val - c, 0.0), idx, axis=1)
 
 
+def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
+    """Row-wise along T (axis 1, T increasing by 1): g = P(Bin(T, ½) ≥ a), p = Bin(a − 1; T, ½).
+
+    Valid where ``inner`` (1 ≤ a ≤ T; other cells are placeholders). Where a moves by 0 or 1 from
+    one column to the next, Pascal's rule gives exact two-term steps: g(T + 1, a + D) − g(T, a) =
+    ½p(1 − D(T + 1)/a), p(T + 1, a + D) = p·(T + 1)/(2a) (D = 1) or (T + 1)/(2(T − a + 2)) (D = 0).
+    They are restarted from scipy's incomplete beta and pmf every 128 columns, after any other
+    step and where ``inner`` begins, so the rounding stays ≲ 1e-13 relative. Returns (g, p,
+    anchors, margin): ``margin`` ≥ the rounding of g (1e-11 of the running Σ|steps| + the anchor).
+    """
+    L = T.shape[1]
+    j = np.arange(L)[None, :]
+    first = np.argmax(inner, axis=1)
+    D = np.zeros(T.shape)
+    D[:, :-1] = a[:, 1:] - a[:, :-1]
+    restart = np.zeros(T.shape, dtype=bool)
+    restart[:, 1:] = ((D[:, :-1] != 0.0) & (D[:, :-1] != 1.0)) | ~inner[:, :-1]
+    anchor = inner & (((j - first[:, None]) % 128 == 0) | restart)
+    anchor[:, 0] = True
+    g0a, lpa = np.zeros(T.shape), np.zeros(T.shape)
+    aa, Ta = a[anchor], T[anchor]
+    ok = (aa >= 1.0) & (aa <= Ta)
+    g0a[anchor] = np.where(ok, special.betainc(np.clip(aa, 1.0, None), np.maximum(Ta - aa + 1.0, 1.0), 0.5), 0.0)
+    lpa[anchor] = _log_binom_pmf(aa - 1.0, Ta, 0.5)
+    with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner`` are masked
+        lp_inc = np.where(D > 0, np.log((T + 1.0) / (2.0 * a)), np.log((T + 1.0) / (2.0 * (T - a + 2.0))))
+        pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), anchor, lpa))
+        inc = np.where(inner, 0.5 * pj * (1.0 - D * (T + 1.0) / a), 0.0)
+    g0 = _seg_cumsum(inc, anchor, g0a)
+    margin = 1e-11 * _seg_cumsum(np.abs(inc), anchor, np.abs(g0a))
+    return g0, pj, anchor, margin
+
+
 def _log_binom_pmf(x: np.ndarray, N: np.ndarray, p: float) -> np.ndarray:
     """log Bin(x; N, p), to ≈ 1e-13 relative in the pmf: scipy's ``binom.logpmf`` differences
     log-gammas and is off by ≈ 1e-8 relative at N ≈ 10⁶–10⁷, its ``binom.pmf`` is not; the
@@ -417,30 +450,16 @@ def _blanket_S_delta(e0: float, k: int, S: np.ndarray, gamma: float, tail: float
         a = np.floor((gamma * al * T - Sb * (1.0 - gamma)) / (al * (1.0 + gamma))) + 1.0  # x* ≥ 0 since γ ≥ 1
         inner = valid & (a <= T)  # a > T: empty half-line, the row adds 0
         a = np.clip(a, 1.0, T)  # placeholder outside ``inner``
-        first = np.argmax(inner, axis=1)
-        D = np.zeros(T.shape)
-        D[:, :-1] = a[:, 1:] - a[:, :-1]  # 0 or 1 inside ``inner`` (the recurrences below need that)
-        restart = np.zeros(T.shape, dtype=bool)  # after a step that is not 0 or 1, or entering ``inner``
-        restart[:, 1:] = ((D[:, :-1] != 0.0) & (D[:, :-1] != 1.0)) | ~inner[:, :-1]
-        anchor = inner & (((j - first[:, None]) % 128 == 0) | restart)
-        anchor[:, 0] = True
-        g0a, lpa, lwa = np.zeros(T.shape), np.zeros(T.shape), np.zeros(T.shape)
-        aa, Ta = a[anchor], T[anchor]
-        g0a[anchor] = special.betainc(aa, Ta - aa + 1.0, 0.5)
-        lpa[anchor] = _log_binom_pmf(aa - 1.0, Ta, 0.5)
-        lwa[anchor] = _log_binom_pmf(Ta, Sb[anchor], p)
+        g0, pj, anchor, m_g0 = _pascal_tails(T, a, inner)
+        lwa = np.zeros(T.shape)
+        lwa[anchor] = _log_binom_pmf(T[anchor], Sb[anchor], p)
         with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner``/``valid`` are masked
-            lp_inc = np.where(D > 0, np.log((T + 1.0) / (2.0 * a)), np.log((T + 1.0) / (2.0 * (T - a + 2.0))))
             lw_inc = np.log((Sb - T) / (T + 1.0)) + math.log(p / (1.0 - p))
-            pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), anchor, lpa))
             lw = _seg_cumsum(np.where(valid & (T < Sb), lw_inc, 0.0), anchor, lwa)
-            inc = np.where(inner, 0.5 * pj * (1.0 - D * (T + 1.0) / a), 0.0)  # g(T + 1, a + D) − g(T, a)
-            g0 = _seg_cumsum(inc, anchor, g0a)
             X = al * (1.0 + gamma) * (T - a + 1.0) * pj / 2.0
             Y = (gamma - 1.0) * (Sb + al * T / 2.0) * g0
             val = X - Y
             if upper:
-                m_g0 = 1e-11 * _seg_cumsum(np.abs(inc), anchor, np.abs(g0a))
                 eta = 1e-12 * (T + Sb) / al  # rounding of x*: the cell a − 1 or a may be misplaced
                 val = (val + 1e-11 * (X + np.abs(Y)) + (gamma - 1.0) * (Sb + al * T / 2.0) * m_g0
                        + al * (1.0 + gamma) * eta * np.maximum(pj, pj * (T - a + 1.0) / a))
@@ -791,8 +810,12 @@ def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         x0 = np.where(beta > 0, np.floor(-alpha / beta) + 1, T + 1)
     a = np.clip(x0, 0, T + 1)  # any threshold gives a lower value of the supremum
-    tail0 = stats.binom.sf(a - 1, T, 0.5)  # Σ_{N_1 ≥ a} Bin(N_1; T, ½)
-    tail1 = 0.5 * T * stats.binom.sf(a - 2, T - 1, 0.5)  # Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½)
+    # Σ_{N_1 ≥ a} Bin(N_1; T, ½) = g and Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½) = (T/2)·g + (T − a + 1)·p/2
+    # (p = Bin(a − 1; T, ½)), by the Pascal recurrences along T; a ≤ 0: (1, T/2), a > T: (0, 0)
+    inner = (a >= 1) & (a <= T)
+    g, p, _, _ = _pascal_tails(T[None, :], np.clip(a, 1, T)[None, :], inner[None, :])
+    tail0 = np.where(inner, g[0], (a <= 0).astype(float))
+    tail1 = np.where(inner, 0.5 * T * g[0] + 0.5 * (T - a + 1.0) * p[0], np.where(a <= 0, 0.5 * T, 0.0))
     return float(np.sum(np.maximum(alpha * tail0 + beta * tail1, 0.0)))
 
 
@@ -813,7 +836,9 @@ def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
     if R.krr is None or R.inputs < 3:
         raise ValueError(f"randomizer must be k-RR with k >= 3 for the third-symbol pair; got {R.name!r}")
     e0 = R.krr[0]
-    f = lambda e: _third_symbol_delta(R, n, e) - delta  # noqa: E731
+    def f(e):  # in log δ: δ spans many decades between 0 and ε0, where a root search on δ itself crawls
+        return math.log(max(_third_symbol_delta(R, n, e), 1e-300)) - math.log(delta)
+
     if f(0.0) <= 0:
         return 0.0
     if f(e0) > 0:
