@@ -103,7 +103,7 @@ def test_certified_worst_case_krr_is_the_exact_blanket_and_below_bennett():
     w = worst_case_epsilon(R, 100_000, 1e-6)
     b = blanket_epsilon(1.0, 100_000, 1e-6, k=4, method="bennett")
     assert w.method == "exact privacy blanket (certified bracket)" and w.certified_exact
-    # the exact blanket is the quantity Bennett's inequality bounds: never above it, here 18% below
+    # the exact blanket is the quantity Bennett's inequality bounds: never above it, here 17% below
     assert w.epsilon <= b and w.epsilon < dominating_pair_epsilon(R, 100_000, 1e-6)[0]
     assert w.lower <= w.epsilon <= w.lower * (1 + w.rtol)
     eps = np.array([0.005, 0.012, 0.03])
