@@ -363,12 +363,16 @@ def _binom_window(N: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.
     return lo, hi, np.clip(outside, 0.0, 1.0)
 
 
-def _seg_cumsum(inc: np.ndarray, anchor: np.ndarray, val: np.ndarray) -> np.ndarray:
-    """Row-wise x[j] = val[j] where ``anchor``, else x[j − 1] + inc[j − 1] (``anchor[:, 0]`` all True)."""
+def _seg_cumsum(inc: np.ndarray, idx: np.ndarray, val: np.ndarray) -> np.ndarray:
+    """Row-wise x[j] = val[j] at the anchors, else x[j − 1] + inc[j − 1]; ``idx`` = :func:`_seg_index`."""
     c = np.zeros(inc.shape)
     np.cumsum(inc[:, :-1], axis=1, out=c[:, 1:])  # c[j] = Σ_{i < j} inc[i]
-    idx = np.maximum.accumulate(np.where(anchor, np.arange(inc.shape[1])[None, :], 0), axis=1)
-    return c + np.take_along_axis(np.where(anchor, val - c, 0.0), idx, axis=1)
+    return c + np.take_along_axis(val - c, idx, axis=1)
+
+
+def _seg_index(anchor: np.ndarray) -> np.ndarray:
+    """For each cell, the column of the last anchor at or before it (``anchor[:, 0]`` all True)."""
+    return np.maximum.accumulate(np.where(anchor, np.arange(anchor.shape[1])[None, :], 0), axis=1)
 
 
 def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
@@ -379,7 +383,8 @@ def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
     ½p(1 − D(T + 1)/a), p(T + 1, a + D) = p·(T + 1)/(2a) (D = 1) or (T + 1)/(2(T − a + 2)) (D = 0).
     They are restarted from scipy's incomplete beta and pmf every 128 columns, after any other
     step and where ``inner`` begins, so the rounding stays ≲ 1e-13 relative. Returns (g, p,
-    anchors, margin): ``margin`` ≥ the rounding of g (1e-11 of the running Σ|steps| + the anchor).
+    anchors, their :func:`_seg_index`, margin): ``margin`` ≥ the rounding of g (1e-11 of the
+    running Σ|steps| + the anchor).
     """
     L = T.shape[1]
     j = np.arange(L)[None, :]
@@ -390,6 +395,7 @@ def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
     restart[:, 1:] = ((D[:, :-1] != 0.0) & (D[:, :-1] != 1.0)) | ~inner[:, :-1]
     anchor = inner & (((j - first[:, None]) % 128 == 0) | restart)
     anchor[:, 0] = True
+    idx = _seg_index(anchor)
     g0a, lpa = np.zeros(T.shape), np.zeros(T.shape)
     aa, Ta = a[anchor], T[anchor]
     ok = (aa >= 1.0) & (aa <= Ta)
@@ -397,11 +403,11 @@ def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
     lpa[anchor] = _log_binom_pmf(aa - 1.0, Ta, 0.5)
     with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner`` are masked
         lp_inc = np.where(D > 0, np.log((T + 1.0) / (2.0 * a)), np.log((T + 1.0) / (2.0 * (T - a + 2.0))))
-        pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), anchor, lpa))
+        pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), idx, lpa))
         inc = np.where(inner, 0.5 * pj * (1.0 - D * (T + 1.0) / a), 0.0)
-    g0 = _seg_cumsum(inc, anchor, g0a)
-    margin = 1e-11 * _seg_cumsum(np.abs(inc), anchor, np.abs(g0a))
-    return g0, pj, anchor, margin
+    g0 = _seg_cumsum(inc, idx, g0a)
+    margin = 1e-11 * _seg_cumsum(np.abs(inc), idx, np.abs(g0a))
+    return g0, pj, anchor, idx, margin
 
 
 def _log_binom_pmf(x: np.ndarray, N: np.ndarray, p: float) -> np.ndarray:
@@ -450,12 +456,12 @@ def _blanket_S_delta(e0: float, k: int, S: np.ndarray, gamma: float, tail: float
         a = np.floor((gamma * al * T - Sb * (1.0 - gamma)) / (al * (1.0 + gamma))) + 1.0  # x* ≥ 0 since γ ≥ 1
         inner = valid & (a <= T)  # a > T: empty half-line, the row adds 0
         a = np.clip(a, 1.0, T)  # placeholder outside ``inner``
-        g0, pj, anchor, m_g0 = _pascal_tails(T, a, inner)
+        g0, pj, anchor, idx, m_g0 = _pascal_tails(T, a, inner)
         lwa = np.zeros(T.shape)
         lwa[anchor] = _log_binom_pmf(T[anchor], Sb[anchor], p)
         with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner``/``valid`` are masked
             lw_inc = np.log((Sb - T) / (T + 1.0)) + math.log(p / (1.0 - p))
-            lw = _seg_cumsum(np.where(valid & (T < Sb), lw_inc, 0.0), anchor, lwa)
+            lw = _seg_cumsum(np.where(valid & (T < Sb), lw_inc, 0.0), idx, lwa)
             X = al * (1.0 + gamma) * (T - a + 1.0) * pj / 2.0
             Y = (gamma - 1.0) * (Sb + al * T / 2.0) * g0
             val = X - Y
@@ -813,7 +819,7 @@ def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
     # Σ_{N_1 ≥ a} Bin(N_1; T, ½) = g and Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½) = (T/2)·g + (T − a + 1)·p/2
     # (p = Bin(a − 1; T, ½)), by the Pascal recurrences along T; a ≤ 0: (1, T/2), a > T: (0, 0)
     inner = (a >= 1) & (a <= T)
-    g, p, _, _ = _pascal_tails(T[None, :], np.clip(a, 1, T)[None, :], inner[None, :])
+    g, p, _, _, _ = _pascal_tails(T[None, :], np.clip(a, 1, T)[None, :], inner[None, :])
     tail0 = np.where(inner, g[0], (a <= 0).astype(float))
     tail1 = np.where(inner, 0.5 * T * g[0] + 0.5 * (T - a + 1.0) * p[0], np.where(a <= 0, 0.5 * T, 0.0))
     return float(np.sum(np.maximum(alpha * tail0 + beta * tail1, 0.0)))
@@ -1148,12 +1154,12 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
         lower = np.maximum(lower, np.array([_third_symbol_delta(R, n, float(e)) for e in eps]))
     if R.krr is not None:
         up = _clone_upper_delta(R, n, eps)  # with FMT21's clone pair (see worst_case_epsilon)
-        if R.inputs >= 3:  # the exact blanket: 8 blocks of M, 64 where that is not within rtol of the lower end
+        if R.inputs >= 3:  # the exact blanket: 8 blocks of M, 32 where that is not within rtol of the lower end
             e0, k = R.krr
             for i, e in enumerate(eps):
                 if e >= e_loc:
                     continue
-                for b in (8, 64):
+                for b in (8, 32):
                     v = _blanket_delta(e0, k, n, float(e), blocks=b, tail=1e-22)[0]
                     up[i] = min(up[i], v)
                     if up[i] <= lower[i] * (1.0 + rtol) + 1e-18:
