@@ -150,8 +150,9 @@ class WorstCaseEpsilon:
     pair : str
         The configuration attaining ``lower``.
     method : str
-        Which bound gives ``epsilon`` ("exhaustive", "dominating pair", "FMT21 clone pair",
-        "privacy blanket (BBGN19 Bennett bound)", "trivial ε0").
+        Which bound gives ``epsilon`` ("exhaustive", "branch and bound over k (certified bracket)",
+        "exact privacy blanket (certified bracket)", "dominating pair", "FMT21 clone pair",
+        "privacy blanket (BBGN19 Bennett bound)", "trivial ε0", …).
     dominating_upper, dominating_lower : float
         The dominating-pair ε (upper) and its discretisation's lower end (NaN if not computed).
     """
@@ -182,8 +183,10 @@ class WorstCaseEpsilon:
         if self.exhaustive:
             return f"exact worst case over all neighbouring data sets (attained by {self.pair})"
         if self.certified_exact:
+            how = "branch and bound" if "branch and bound" in self.method else (
+                "exact privacy blanket" if "blanket" in self.method else self.method)
             return (f"worst case over all neighbouring data sets: ε ∈ [{self.lower:.6g}, {self.epsilon:.6g}] "
-                    f"(certified branch and bound, width ≤ {self.rtol:.0e}; lower end attained by {self.pair})")
+                    f"(certified {how}, width ≤ {self.rtol:.0e}; lower end attained by {self.pair})")
         return (f"worst case ≤ {self.epsilon:.4g} ({self.method}); ≥ {self.lower:.4g} attained by {self.pair}")
 
 
