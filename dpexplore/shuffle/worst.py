@@ -853,7 +853,8 @@ def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
     if f(e0) > 0:
         return e0
     root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
-    while root > 0 and f(root) <= 0:  # step to the infeasible side: the lower end stays a lower end
+    # step to the infeasible side with room for the rounding of δ (≲ 1e-11 relative): a lower end
+    while root > 0 and f(root) <= 1e-9:
         root = max(0.0, root - 1e-6 * max(1e-3, root))
     return root
 
