@@ -1159,12 +1159,17 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     if R.krr is not None:
         up = _clone_upper_delta(R, n, eps)  # with FMT21's clone pair (see worst_case_epsilon)
         if R.inputs >= 3:  # the exact blanket: 8 blocks of M, 32 where that is not within rtol of the lower end
+            from .bounds import _blanket_bennett_delta
+
             e0, k = R.krr
+            up = np.minimum(up, _blanket_bennett_delta(e_loc, n, k, eps))  # BBGN19 (cheap; every data set)
             for i, e in enumerate(eps):
-                if e >= e_loc:
+                if e >= e_loc or up[i] <= lower[i] * (1.0 + rtol) + 1e-18:  # nothing to gain
                     continue
+                # window tail ≪ rtol·δ: scaled by the clone pairs' δ here (the blanket's is below it)
+                tail = max(1e-300, min(1e-12, 1e-6 * rtol * float(up[i])))
                 for b in (8, 32):
-                    v = _blanket_delta(e0, k, n, float(e), blocks=b, tail=1e-22)[0]
+                    v = _blanket_delta(e0, k, n, float(e), blocks=b, tail=tail)[0]
                     up[i] = min(up[i], v)
                     if up[i] <= lower[i] * (1.0 + rtol) + 1e-18:
                         break
