@@ -87,7 +87,7 @@ def test_recurrences_match_per_cell_incomplete_beta(e0, k, S, eps):
     assert up >= ref * (1 - 1e-12) and up <= ref * (1 + 1e-3)
 
 
-@pytest.mark.parametrize("e0,k,n", [(1.0, 3, 9), (2.0, 3, 8), (1.0, 4, 7), (2.0, 4, 6)])
+@pytest.mark.parametrize("e0,k,n", [(1.0, 3, 9), (2.0, 3, 8), (0.5, 3, 12), (1.0, 4, 7), (2.0, 4, 6), (1.0, 5, 5)])
 def test_blanket_bounds_every_configuration_by_brute_force(e0, k, n):
     """Every configuration of the other n − 1 users (up to symmetry), target 0 vs 1, both directions."""
     R = k_rr(e0, k)
