@@ -177,6 +177,22 @@ def test_composition_by_dp_accounting_is_between_one_round_and_the_trivial_sum()
     assert ten.epsilon >= worst_case_epsilon(R, 2000, 1e-6).lower
 
 
+def test_composition_for_large_k_uses_the_tighter_clone_pair():
+    from dpexplore.shuffle import compose_rounds
+    from dpexplore.shuffle.profile import _dominating_pmfs
+
+    R = k_rr(1.0, 16)
+    c = compose_rounds(R, 20_000, 5, 1e-6)
+    assert "FMT21" in c.method  # 16-RR, ε0 = 1: FMT21's clone pair is tighter than the k-RR one
+    w = worst_case_epsilon(R, 20_000, 1e-6)
+    assert w.lower <= c.epsilon_one_round  # every round's pairs are dominated: never below a real pair
+    assert c.epsilon_one_round < dominating_pair_epsilon(R, 20_000, 1e-6)[1]  # below the k-RR clone pair
+    # both pairs' losses are proper PLDs: P-masses sum to 1 with the infinite-loss mass
+    for which in ("krr", "fmt21"):
+        (loss, mass), inf_mass = _dominating_pmfs(R, 20_000, which)
+        assert abs(mass.sum() + inf_mass - 1.0) < 1e-9 and np.all(np.abs(loss) <= 1.0 + 1e-12)
+
+
 def test_size_caps_raise_before_allocation():
     from dpexplore.shuffle import compose_rounds, gdp_epsilon_multi, gdp_mu_multi
 
