@@ -66,7 +66,7 @@ What is computed, and why it is (an upper bound on) the maximum
    measured ratio certified/lower ≤ 1 + 1e-3 for 3-, 4- and 16-RR at 10⁴ ≤ n ≤ 10⁷, ε0 ∈ [0.5, 8],
    δ = 1e-6 (wider at n ≤ 1000 and where ε is near ε0: up to 6% at n = 20–200). The cost is one
    blanket evaluation at lower·(1 + rtol/4) or lower·(1 + rtol) (no root search):
-   0.01–0.3 s at n = 10⁶, 0.03–1.1 s at n = 10⁷ (benchmarks/bench_shuffle.py).
+   0.014–0.08 s at n = 10⁶, 0.013–0.15 s at n = 10⁷ (benchmarks/bench_shuffle.py).
 5. **Trivial bound**: the histogram is post-processing of the reports, so ε ≤ ε0 (δ = 0).
 
 Not used: Wang et al.'s variation-ratio bound (2023). For binary RR it coincides with the FMT23
