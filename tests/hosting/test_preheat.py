@@ -129,7 +129,7 @@ def test_the_cap_counts_the_pool_and_a_refused_pool_start_is_refilled_later(serv
     fills = server.log().count("is filled with 1 kernel(s)")
     # the pool's refill is refused while the burst's kernels hold the cap, and retried: wait until every page
     # of the burst (none opened a websocket) was reaped after the connect timeout, and the pool asked again.
-    # (Voila logs "is filled" when it *requests* a fill: that alone does not mean the cap has room.)
+    # (Voila logs "is filled" from its fill task's done-callback, also when the start in it was refused.)
     _wait_for(lambda: server.log().count("its page was sent") >= reaped + statuses.count(200), 120,
               "the burst's never-connected pages were not reaped", server)
     _wait_for(lambda: server.log().count("is filled with 1 kernel(s)") > fills, 120,
