@@ -233,17 +233,21 @@ def _block_weights(N: int, r: float, blocks: int) -> tuple[np.ndarray, np.ndarra
     mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
     lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
     hi = min(N, int(math.ceil(mean + _TAIL_SD * sd + _TAIL_SD)))
-    width = max(1, math.ceil((hi - lo + 1) / blocks))
-    starts = np.arange(lo, hi + 1, width, dtype=float)
-    ends = np.minimum(starts + width - 1, hi)
-    cdf_hi = stats.binom.cdf(ends, N, r)
-    cdf_lo = stats.binom.cdf(starts - 1, N, r)
-    w = np.maximum(cdf_hi - cdf_lo, 0.0)
+    starts, nxt, w, width = _mass_blocks(N, r, lo, hi, blocks)
     outside = float(stats.binom.cdf(lo - 1, N, r) + stats.binom.sf(hi, N, r))
-    nxt = np.append(starts[1:], float(hi + 1))
     for a in (starts, nxt, w):
         a.setflags(write=False)  # shared by the cache
     return starts, nxt, w, outside, width
+
+
+def _mass_blocks(N: int, r: float, lo: float, hi: float, blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """[lo, hi] cut into ``blocks`` equal blocks of Bin(N, r): (first value of each block, first value
+    of the next block, the block's probability, the block width)."""
+    width = max(1, math.ceil((hi - lo + 1) / blocks))
+    starts = np.arange(lo, hi + 1, width, dtype=float)
+    ends = np.minimum(starts + width - 1, hi)
+    w = np.maximum(stats.binom.cdf(ends, N, r) - stats.binom.cdf(starts - 1, N, r), 0.0)
+    return starts, np.append(starts[1:], float(hi + 1)), w, width
 
 
 def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
@@ -351,7 +355,7 @@ BLANKET_BLOCKS_LIMIT = 4096
 _BLANKET_CHUNK = 400_000  # (block, T) cells per vectorised step (≈ 20 arrays of this size: ≈ 64 MB)
 
 
-def _binom_window(N: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _binom_range(N: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A window [lo, hi] around the mean of Bin(N, p) (vectorised over N) and its exact outside mass.
 
     The width (mean ± (√(2 ln(1/tail)) + 2) sd) only decides how tight the caller's bound is; the
@@ -444,7 +448,7 @@ def _blanket_S_delta(e0: float, k: int, S: np.ndarray, gamma: float, tail: float
     S = np.asarray(S, dtype=float)
     if gamma >= math.exp(e0):  # ε ≥ ε0: P/Q = (αh_1 + S)/(αh_0 + S) ≤ e^{ε0} cellwise
         return np.zeros(S.shape)
-    lo, hi, outside = _binom_window(S, p, tail)
+    lo, hi, outside = _binom_range(S, p, tail)
     # a T-row's P-mass is Bin(T; S, 2/k)·k/(dS)·(αT/2 + S) ≤ Bin(T; S, 2/k)·(k/d)(1 + α/2)
     out = outside * (k / d) * (1.0 + al / 2.0) if upper else np.zeros(S.shape)
     L = int((hi - lo).max()) + 1
@@ -486,20 +490,16 @@ def _blanket_delta(e0: float, k: int, n: int, eps: float, *, blocks: int = BLANK
     of M bracket the expectation: upper Σ P(block)·δ_{first M} + P(M outside the window); lower
     Σ P(block)·δ_{first M of the next block}. ``need`` = "upper", "lower" or "both".
     """
-    r, N = k / (math.exp(e0) + k - 1), n - 1
-    lo, hi, outside = (float(x[0]) for x in _binom_window(np.array([float(N)]), r, tail))
-    width = max(1, math.ceil((hi - lo + 1) / blocks))
-    starts = np.arange(lo, hi + 1, width, dtype=float)
-    ends = np.minimum(starts + width - 1, hi)
-    w = np.maximum(stats.binom.cdf(ends, N, r) - stats.binom.cdf(starts - 1, N, r), 0.0)
     if eps >= e0:  # the blanket pair is ε0-DP (it is post-processing of the target's report)
         return 0.0, 0.0
+    r, N = k / (math.exp(e0) + k - 1), n - 1
+    lo, hi, outside = (float(x[0]) for x in _binom_range(np.array([float(N)]), r, tail))
+    starts, nxt, w, _ = _mass_blocks(N, r, lo, hi, blocks)
     g = math.exp(min(eps, 700.0))
     up = low = math.nan
     if need in ("upper", "both"):
         up = min(1.0, float(np.dot(w, _blanket_S_delta(e0, k, starts + 1.0, g, tail))) + outside)
     if need in ("lower", "both"):
-        nxt = np.append(starts[1:], hi + 1.0)
         low = float(np.dot(w, _blanket_S_delta(e0, k, nxt + 1.0, g, tail, upper=False)))
     return up, low
 
@@ -592,23 +592,22 @@ def _krr_third_lower(R: Randomizer, n: int, delta: float, cells_max: int) -> tup
     return third_symbol_epsilon(R, n, delta), name
 
 
-def _krr_bracket(R: Randomizer, n: int, delta: float, rtol: float, cells_max: int):
-    """k-RR, k ≥ 3: certified [lower, upper] with upper ≤ lower·(1 + rtol), or None.
+def _krr_bracket(R: Randomizer, n: int, delta: float, rtol: float, lower: float) -> tuple[float, str] | None:
+    """k-RR, k ≥ 3: a certified upper end ≤ lower·(1 + rtol) and the bound giving it, or None.
 
-    lower = the third-symbol pair (an actual pair); upper = a point where the exact blanket's
-    upper δ is ≤ δ, tried at lower·(1 + rtol/4) with 8 blocks of M, then at lower·(1 + rtol)
-    with 32 and 256 blocks (one δ evaluation each: no root search).
+    lower = the third-symbol pair's ε (an actual pair, :func:`_krr_third_lower`); the upper end is
+    a point where the exact blanket's upper δ is ≤ δ, tried at lower·(1 + rtol/4) with 8 blocks of
+    M, then at lower·(1 + rtol) with 32 and 256 blocks (one δ evaluation each: no root search).
     """
     e_loc = R.local_epsilon
-    lower, name = _krr_third_lower(R, n, delta, cells_max)
     if lower * (1.0 + rtol) >= e_loc:  # the trivial bound ε0 closes the bracket
-        return lower, e_loc, name, "trivial ε0 (post-processing of ε0-LDP reports)", 0
+        return e_loc, "trivial ε0 (post-processing of ε0-LDP reports)"
     e0, k = R.krr
     tail = _blanket_tail(delta)
-    for i, (f, b) in enumerate(((rtol / 4, 8), (rtol, 32), (rtol, 256))):
+    for f, b in ((rtol / 4, 8), (rtol, 32), (rtol, 256)):
         e_t = lower * (1.0 + f)
         if e_t > 0 and _blanket_delta(e0, k, n, e_t, blocks=b, tail=tail)[0] <= delta:
-            return lower, e_t, name, "exact privacy blanket (certified bracket)", i + 1
+            return e_t, "exact privacy blanket (certified bracket)"
     return None
 
 
@@ -1018,31 +1017,26 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
             return WorstCaseEpsilon(bnb[1], bnb[0], False, f"k = {pk} of the other users hold 1",
                                     "branch and bound over k (certified bracket)", delta, n, pair_k=pk,
                                     pairs_evaluated=ev_, rtol=rtol)
+    third = None
     if R.krr is not None and R.inputs >= 3:  # k-RR: third-symbol pair vs the exact blanket
-        br = _krr_bracket(R, n, delta, rtol, cells_max)
+        third = _krr_third_lower(R, n, delta, cells_max)
+        br = _krr_bracket(R, n, delta, rtol, third[0])
         if br is not None:
-            lo_, up_, name, meth, _ = br
-            return WorstCaseEpsilon(up_, lo_, False, name, meth, delta, n, rtol=rtol)
+            return WorstCaseEpsilon(br[0], third[0], False, third[1], br[1], delta, n, rtol=rtol)
     # lower end: exact named pairs
     want_lower = bool(lower)
     lower, arg, pk = -1.0, "", None
-    cands: list[tuple[str, object, int | None]] = []
+    cands: list[tuple[str, object, int | None]] = []  # (name, ε(δ) of the pair, k)
     if R.grouped().K == 2 or (n + 1) ** (R.grouped().K - 1) <= cells_max:
         kmax = 8 if R.grouped().K == 2 else 0
         for k in sorted({0, *[j for j in (1, 2, 3, 4, 8) if j <= kmax and j < n]}):
             cands.append((f"k = {k} of the other users hold 1" if k else "canonical pair (others at 0)",
-                          lambda k=k: shuffled_pair(R, n, k=k), k))
-    if R.inputs >= 3:
-        G = 3 if R.inputs == 3 else 4
-        if (n + 1) ** (G - 1) <= cells_max:
-            cands.append(("third-symbol pair (others at symbol 2)", lambda: pure_pair(R, n, others=2), None))
-        else:
-            cands.append(("third-symbol pair (others at symbol 2" + (")" if R.inputs == 3 else
-                                                                      "; outputs ≠ 0, 1 merged: a lower value)"),
-                          None, None))
+                          lambda k=k: shuffled_pair(R, n, k=k).epsilon(delta), k))
+    if third is not None:  # already computed for the bracket
+        cands.append((third[1], lambda: third[0], None))
     for name, make, kk in (cands if want_lower else []):
         try:
-            e = third_symbol_epsilon(R, n, delta) if make is None else make().epsilon(delta)
+            e = make()
         except ValueError:
             continue
         if e > lower:
