@@ -10,8 +10,7 @@ imports ipywidgets or plotly; ``import dpexplore`` never does.
 """
 
 from . import core
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 PRNG_WARNING = (
     "dpexplore uses NumPy's seedable pseudo-random generator, which is not cryptographically "

@@ -1,10 +1,11 @@
-"""Serve the dashboard gallery with Voila: ``python -m dpexplore.serve``.
+"""Serve the dashboard gallery with Voila: ``python -m dpexplore.serve`` (or ``dpexplore-serve``).
 
-Starts ``voila`` on the ``notebooks/`` folder (tree mode, so the gallery's links to each paper's
-dashboard work), bound to 127.0.0.1 unless ``--host`` says otherwise, on a fixed port that never
-silently moves (``port_retries=0``), from the repository root so that Voila reads the repository's
-``voila.json`` (tracebacks hidden, execution timeout, idle-kernel culling, a kernel cap and the
-websocket fix of :mod:`dpexplore.hosting`), and opens the gallery in a browser.
+Starts ``voila`` on the ``notebooks/`` folder (a clone's or the installed wheel's, found by
+:mod:`dpexplore.resources`; tree mode, so the gallery's links to each paper's dashboard work), bound to
+127.0.0.1 unless ``--host`` says otherwise, on a fixed port that never silently moves
+(``port_retries=0``), from the folder above it so that Voila reads ``voila.json`` (tracebacks hidden,
+execution timeout, idle-kernel culling, a kernel cap and the websocket fix of :mod:`dpexplore.hosting`),
+and opens the gallery in a browser.
 
 This module uses only the standard library: ``import dpexplore`` does not import Voila.
 """
@@ -21,6 +22,8 @@ import time
 import urllib.request
 import webbrowser
 from pathlib import Path
+
+from .resources import notebooks_dir, state_dir
 
 __all__ = ["main", "merge_options", "preheat_options", "voila_command"]
 
@@ -85,18 +88,18 @@ def _open_when_ready(url: str, timeout: float = 60.0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the launcher (``python -m dpexplore.serve``, ``dpexplore-serve``); ``--help`` lists the options."""
     ap = argparse.ArgumentParser(
         prog="python -m dpexplore.serve", description=__doc__.split("\n\n")[0],
         epilog="Any --Class.trait=value option (e.g. --LimitedKernelManager.max_kernels=10) is passed on to Voila.")
-    ap.add_argument("notebooks", nargs="?", default="notebooks", help="folder with the notebooks (default: notebooks)")
+    ap.add_argument("notebooks", nargs="?", default=None,  # a clone's notebooks/ or the wheel's packaged copy
+                    help="folder with the notebooks (default: dpexplore's own, from any folder)")
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
     ap.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(Path(os.environ.get(
-        "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "results"),
+    ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(state_dir("results")),
         help="experiment result cache shared by every kernel (default ~/.cache/dpexplore/results); 'off' disables")
-    ap.add_argument("--poll-dir", default=os.environ.get("DPEXPLORE_POLL_DIR") or str(Path(os.environ.get(
-        "XDG_CACHE_HOME", Path.home() / ".cache")) / "dpexplore" / "polls"),
+    ap.add_argument("--poll-dir", default=os.environ.get("DPEXPLORE_POLL_DIR") or str(state_dir("polls")),
         help="folder of the class-poll database shared by every kernel (default ~/.cache/dpexplore/polls)")
     ap.add_argument("--preheat", type=int, default=0, metavar="N",
                     help="keep N preheated kernels per dashboard (Voila's preheat_kernel): the notebook has run "
@@ -108,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     stray = [x for x in extra if not x.startswith("--")]
     if stray:
         ap.error(f"unrecognized arguments: {' '.join(stray)} (Voila options look like --Class.trait=value)")
-    nb = Path(a.notebooks)
+    nb = Path(a.notebooks) if a.notebooks else notebooks_dir()
     if not (nb / "00_index.ipynb").is_file():
-        print(f"error: {nb}/00_index.ipynb not found; run this from the dpexplore checkout", file=sys.stderr)
+        print(f"error: {nb}/00_index.ipynb not found; pass the folder of the notebooks", file=sys.stderr)
         return 2
     if a.preheat < 0 or a.preheat > 64:
         ap.error(f"--preheat must be between 0 and 64; got {a.preheat}")

@@ -57,9 +57,9 @@ class SweepResult:
     ----------
     grid : list
         The parameter values, in order.
-    values : ndarray, shape (len(grid), trials, *out_shape)
+    values : ndarray, shape (len(grid), trials) + out_shape
         Every trial's output.
-    mean, lower, upper : ndarray, shape (len(grid), *out_shape)
+    mean, lower, upper : ndarray, shape (len(grid),) + out_shape
         Mean over trials and a two-sided confidence band for the mean (Student t).
     confidence : float
     """

@@ -384,6 +384,7 @@ def adaptive_power_iteration(
 
     1. x_0 uniform on the unit sphere.
     2. For t = 0, …, T − 1:
+
        a. scores s_i = ‖a_i‖·|⟨a_i, x_t⟩|;
        b. θ_t by AboveThreshold over the public grid (:func:`choose_threshold`);
        c. keep rows with s_i ≤ θ_t (this iteration only);
