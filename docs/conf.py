@@ -17,6 +17,7 @@ Two parts are generated at every build, so that nothing has to be listed by hand
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import os
@@ -82,6 +83,7 @@ nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_ipywidgets_js = {}  # no widget manager from a CDN: the widget outputs are replaced by static snapshots
 nb_merge_streams = True
+nb_output_stderr = "warn"  # a notebook writing to stderr fails the build (-W), as it fails tests/notebooks
 myst_enable_extensions = ["dollarmath", "colon_fence", "substitution"]
 myst_substitutions = {"version": release}
 myst_heading_anchors = 3
@@ -134,11 +136,19 @@ def generate_api() -> None:
 
 STATIC_CELL = """\
 # docs build only: show the dashboards as static snapshots (docs/_ext/static_dashboard.py)
+# library source {digest}: jupyter-cache keys on the code cells, so a library change re-executes the notebook
 import sys
 sys.path.insert(0, "../_ext")
 from static_dashboard import show_static
 show_static()
 """
+
+
+def _library_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "dpexplore").rglob("*.py")) + [DOCS / "_ext" / "static_dashboard.py"]:
+        h.update(p.relative_to(ROOT).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def generate_gallery() -> None:
@@ -152,17 +162,20 @@ def generate_gallery() -> None:
         if stale.name not in wanted:
             stale.unlink()
     shutil.copyfile(ROOT / "notebooks" / "lessons.json", out / "lessons.json")  # the kernels' cwd is gallery/
+    digest = _library_digest()
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        widgets = False
-        for cell in nb.cells:
+        last = None  # the snapshot goes right after the last cell that builds a dashboard (where the page shows it)
+        for i, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and "dpexplore.ui" in cell.source:
                 tags = cell.metadata.setdefault("tags", [])
                 if "remove-output" not in tags:
                     tags.append("remove-output")
-                widgets = True
-        if widgets:
-            nb.cells.append(nbformat.v4.new_code_cell(STATIC_CELL, metadata={"tags": ["remove-input"]}))
+                last = i
+        if last is not None:
+            snapshot = nbformat.v4.new_code_cell(STATIC_CELL.format(digest=digest), id="dpexplore-static-snapshot",
+                                                 metadata={"tags": ["remove-input"]})
+            nb.cells.insert(last + 1, snapshot)
         _write_if_changed(out / path.name, nbformat.writes(nb) + "\n")
     index = ["# Notebook gallery", "",
              "Every notebook of the gallery (`notebooks/*.ipynb`), executed when the docs are built. A dashboard "

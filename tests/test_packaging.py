@@ -59,14 +59,17 @@ def test_requirements_cover_the_chosen_packages():
         assert re.search(rf"^{re.escape(pkg)}", req, re.M), pkg
 
 
-def test_readme_has_exactly_two_commands_and_the_warning():
+def test_readme_has_exactly_three_commands_and_the_warning():
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"<!-- (\w+)-command -->\n```bash\n(.+?)\n```", text)
-    assert [name for name, _ in blocks] == ["dashboard", "test"]
+    assert [name for name, _ in blocks] == ["dashboard", "test", "docs"]
+    docs = dict(blocks)["docs"]
+    assert " -W " in docs and "docs/_build/html" in docs and "check_links.py" in docs
     assert "not cryptographically secure" in text
     assert "urlpath=voila/render/notebooks/00_index.ipynb" in text
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "test-command" in ci  # CI runs the README's command, extracted from the README itself
+    # CI runs the README's commands, read out of the README itself
+    assert "readme_command test" in ci and "readme_command docs" in ci and "<!-- $1-command -->" in ci
 
 
 def test_serve_launcher_binds_loopback_by_default():

@@ -75,8 +75,8 @@ def installed(tmp_path_factory):
 def test_wheel_ships_the_notebooks_and_the_version(installed):
     py, base = installed
     code = ("import importlib.metadata as m, json, dpexplore, dpexplore.resources as r\n"
-            "print(json.dumps([dpexplore.__version__, m.version('dpexplore'), str(r.data_root()), str(dpexplore.__file__),"
-            " sorted(p.name for p in r.notebooks_dir().iterdir())]))")
+            "print(json.dumps([dpexplore.__version__, m.version('dpexplore'), str(r.data_root()),"
+            " str(dpexplore.__file__), sorted(p.name for p in r.notebooks_dir().iterdir())]))")
     version, meta, root, init, files = json.loads(_run([str(py), "-c", code], env=_clean_env(), cwd=base).stdout)
     assert version == meta == dpexplore.__version__
     site = str(base / "venv")

@@ -18,6 +18,7 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 def show_static(timeout: float = 600.0) -> int:
     """Display every dashboard of this kernel as static HTML; return how many were shown."""
+    import plotly.graph_objects as go
     from IPython.display import HTML, display
 
     from dpexplore.ui import Dashboard
@@ -38,7 +39,8 @@ def show_static(timeout: float = 600.0) -> int:
                      f"<details><summary>Control values of this snapshot</summary><table>{rows}</table>"
                      "</details></div>"))
         for panel in board.panels:
-            fig = board.figures[panel.name]
+            fig = go.Figure(board.figures[panel.name])  # a copy, sized by the page instead of the dashboard
+            fig.update_layout(width=None, autosize=True)
             caption = f"<p>{tex_to_html(panel.caption)}</p>" if panel.caption else ""
             display(HTML(f"<h4 class='dpx-static-panel'>{tex_to_html(html.escape(panel.title))}</h4>{caption}"
                          + fig.to_html(include_plotlyjs=False, full_html=False, config=PLOT_CONFIG)))

@@ -1,0 +1,65 @@
+"""Internal link check of the built site: every local ``href``/``src`` resolves to a file, and every
+``#anchor`` to an ``id`` in that file. External links (http, https, mailto) are not fetched.
+
+Usage: ``python docs/check_links.py docs/_build/html`` (exit status 1 and a list when something is broken).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("id", "name"):
+            if a.get(key):
+                self.ids.add(a[key])
+        for key in ("href", "src"):
+            if a.get(key) and not (tag == "a" and key == "src"):
+                self.links.append(a[key])
+
+
+def check(site: Path) -> list[str]:
+    # (_static/ holds the theme's own template fragments, not pages)
+    pages = {p: _Collect() for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts}
+    for p, c in pages.items():
+        c.feed(p.read_text(errors="replace"))
+    broken = []
+    for page, c in pages.items():
+        for link in c.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith(("//", "data:", "javascript:")) or re.match(r"^[a-z]+:", link):
+                continue
+            target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)}: {link} (no file {target})")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else set()
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{page.relative_to(site)}: {link} (no id {parts.fragment!r})")
+    return broken
+
+
+if __name__ == "__main__":
+    site = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/_build/html").resolve()
+    if not (site / "index.html").is_file():
+        sys.exit(f"{site}/index.html not found: build the docs first")
+    problems = check(site)
+    for line in problems:
+        print(line)
+    n = sum(1 for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
+    print(f"internal links: {n} pages checked, {len(problems)} broken")
+    sys.exit(1 if problems else 0)
