@@ -151,6 +151,11 @@ def _library_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def _course_order(path: Path) -> tuple:
+    """The gallery's order as a course: the index, the introductory track (``intro_*``), then the rest."""
+    return (path.stem != "00_index", not path.stem.startswith("intro"), path.name)
+
+
 def generate_gallery() -> None:
     import nbformat
 
@@ -178,10 +183,10 @@ def generate_gallery() -> None:
             nb.cells.insert(last + 1, snapshot)
         _write_if_changed(out / path.name, nbformat.writes(nb) + "\n")
     index = ["# Notebook gallery", "",
-             "Every notebook of the gallery (`notebooks/*.ipynb`), executed when the docs are built. A dashboard "
-             "is shown as a static snapshot of its default view; to move its sliders, serve it "
+             "Every notebook of the gallery (`notebooks/*.ipynb`, the introductory track first), executed when the "
+             "docs are built. A dashboard is shown as a static snapshot of its default view; to move its sliders, serve it "
              "(`dpexplore-serve`, see [Hosting a class](../guides/hosting.md)) or open it on Binder.", "",
-             "```{toctree}", ":maxdepth: 1", ":glob:", "", "*", "```", ""]
+             "```{toctree}", ":maxdepth: 1", "", *(p.stem for p in sorted(notebooks, key=_course_order)), "```", ""]
     _write_if_changed(out / "index.md", "\n".join(index))
 
 
