@@ -184,8 +184,8 @@ def generate_gallery() -> None:
         _write_if_changed(out / path.name, nbformat.writes(nb) + "\n")
     index = ["# Notebook gallery", "",
              "Every notebook of the gallery (`notebooks/*.ipynb`, the introductory track first), executed when the "
-             "docs are built. A dashboard is shown as a static snapshot of its default view; to move its sliders, serve it "
-             "(`dpexplore-serve`, see [Hosting a class](../guides/hosting.md)) or open it on Binder.", "",
+             "docs are built. A dashboard is shown as a static snapshot of its default view; to move its sliders, "
+             "serve it (`dpexplore-serve`, see [Hosting a class](../guides/hosting.md)) or open it on Binder.", "",
              "```{toctree}", ":maxdepth: 1", "", *(p.stem for p in sorted(notebooks, key=_course_order)), "```", ""]
     _write_if_changed(out / "index.md", "\n".join(index))
 
