@@ -79,6 +79,7 @@ def test_wheel_ships_the_notebooks_and_the_version(installed):
             " str(dpexplore.__file__), sorted(p.name for p in r.notebooks_dir().iterdir())]))")
     version, meta, root, init, files = json.loads(_run([str(py), "-c", code], env=_clean_env(), cwd=base).stdout)
     assert version == meta == dpexplore.__version__
+    assert f"## [{meta}]" in (ROOT / "CHANGELOG.md").read_text()  # the changelog names the installed version
     site = str(base / "venv")
     assert init.startswith(site) and root.startswith(site) and root.endswith("_data"), (init, root)
     ours = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")) + ["lessons.json"]
