@@ -44,7 +44,8 @@ def test_serve_passes_voila_and_traitlet_options_through(monkeypatch, tmp_path):
     nb.mkdir()
     (nb / "00_index.ipynb").write_text("{}")
     calls = []
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append((cmd, cwd)) or 0)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env=None: calls.append((cmd, cwd)) or 0)
     code = serve.main([str(nb), "--no-browser", "--port", "8999", "--LimitedKernelManager.max_kernels=2",
                        "--VoilaConfiguration.show_tracebacks=False"])
     assert code == 0
@@ -65,7 +66,8 @@ def test_serve_preheat_selects_the_pool_and_the_users_options_win(monkeypatch, t
     for name in ("00_index.ipynb", "01_a.ipynb", "02_b.ipynb"):
         (nb / name).write_text("{}")
     calls = []
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
     assert serve.main([str(nb), "--no-browser", "--preheat", "3", "--VoilaExecutor.timeout=900"]) == 0
     cmd = calls[-1]
     assert "--VoilaConfiguration.preheat_kernel=True" in cmd and "--VoilaConfiguration.default_pool_size=3" in cmd
