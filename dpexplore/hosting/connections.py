@@ -303,11 +303,22 @@ def _wrap_ws_get(orig):
     return get
 
 
+def _pending_bytes(stream) -> int:
+    """Bytes queued in a Tornado IOStream and not yet written to the socket (0 if unknown)."""
+    buf = getattr(stream, "_write_buffer", None)
+    if buf is not None:
+        try:
+            return len(buf)  # tornado >= 5: a _StreamBuffer
+        except TypeError:  # pragma: no cover - another implementation
+            pass
+    return int(getattr(stream, "_write_buffer_size", 0) or 0)
+
+
 def _wrap_ws_write(orig):
     def write_message(self, message, binary=False):
         conn = self.ws_connection
         stream = getattr(conn, "stream", None)
-        pending = getattr(stream, "_write_buffer_size", 0) or 0
+        pending = _pending_bytes(stream)
         size = len(message) if isinstance(message, (bytes, str)) else 0
         if conn is not None and not conn.is_closing() and pending + size > _limits.max_pending_output:
             log.warning("Closing the websocket of kernel %s: its client does not read (%.1f MB unsent, limit "
