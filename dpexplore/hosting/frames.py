@@ -44,7 +44,7 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     Examples
     --------
     >>> json_depth({"a": [1, {"b": []}]})
-    3
+    4
     """
     deepest, stack = 0, [(value, 0)]
     while stack:

@@ -67,11 +67,15 @@ def test_nginx_drops_half_sent_requests_and_limits_connections_per_client(tmp_pa
                 dropped = False
             dropped_after = time.monotonic() - t0
             half.close()
+            secret_status = _status(f"{ng.url}/voila/render/06_class_poll.ipynb?secret=PROXYSECRET5&join=J")
+            access_log = (ng.dir / "logs" / "access.log").read_text()
             # three page loads at once (each executes the notebook for a second or more) from one client
             url = f"{ng.url}/voila/render/binary_traffic.ipynb"
             with concurrent.futures.ThreadPoolExecutor(3) as pool:
                 statuses = sorted(pool.map(_status, [url] * 3))
     print(f"\nnginx: half-sent request dropped after {dropped_after:.1f} s; 3 simultaneous page loads with "
           f"limit_conn 2: {statuses}")
+    assert secret_status == 404 and "06_class_poll.ipynb" in access_log
+    assert "PROXYSECRET5" not in access_log and "?" not in access_log  # nginx's access log: no query strings
     assert dropped and dropped_after < 6
     assert statuses == [200, 200, 429], statuses
