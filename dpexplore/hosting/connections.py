@@ -83,6 +83,11 @@ class ConnectionLimits(LoggingConfigurable):
         help="Bytes a kernel websocket may have queued but not yet sent; a socket whose client does not read "
              "beyond that is closed (its output otherwise grew the server by ~18 MB/s). A dashboard page "
              "reads as fast as it is sent; its largest message is a few MB (a plotly figure's state).")
+    max_pending_output_total = Integer(
+        256 * 2**20, config=True,
+        help="Bytes all kernel websockets together may have queued unsent; a lagging websocket (over 1 MiB "
+             "queued) is closed when the total is over this. Bounds what many slow or never-reading clients "
+             "hold together (each stays under max_pending_output).")
     max_websockets_per_kernel = Integer(
         4, config=True,
         help="Open websockets to one kernel (a page opens one, two while it reconnects); beyond it the "
@@ -303,6 +308,9 @@ def _wrap_ws_get(orig):
     return get
 
 
+_LAGGING = 2**20  # a websocket with this much queued is checked against the limits
+
+
 def _pending_bytes(stream) -> int:
     """Bytes queued in a Tornado IOStream and not yet written to the socket (0 if unknown)."""
     buf = getattr(stream, "_write_buffer", None)
@@ -320,11 +328,20 @@ def _wrap_ws_write(orig):
         stream = getattr(conn, "stream", None)
         pending = _pending_bytes(stream)
         size = len(message) if isinstance(message, (bytes, str)) else 0
-        if conn is not None and not conn.is_closing() and pending + size > _limits.max_pending_output:
-            log.warning("Closing the websocket of kernel %s: its client does not read (%.1f MB unsent, limit "
-                        "%.1f MB)", getattr(self, "kernel_id", "?"), (pending + size) / 1e6,
-                        _limits.max_pending_output / 1e6)
-            conn._abort()  # closes the socket at once: sending a close frame to a non-reader is pointless
+        if conn is not None and not conn.is_closing() and pending + size > min(_LAGGING, _limits.max_pending_output):
+            why = None
+            if pending + size > _limits.max_pending_output:
+                why = f"{(pending + size) / 1e6:.1f} MB unsent, limit {_limits.max_pending_output / 1e6:.1f} MB"
+            else:
+                total = size + sum(_pending_bytes(getattr(h.ws_connection, "stream", None))
+                                   for hs in _kernel_ws.values() for h in hs if h.ws_connection is not None)
+                if total > _limits.max_pending_output_total:
+                    why = (f"{(pending + size) / 1e6:.1f} MB unsent, all websockets {total / 1e6:.1f} MB, limit "
+                           f"{_limits.max_pending_output_total / 1e6:.1f} MB")
+            if why is not None:
+                log.warning("Closing the websocket of kernel %s: its client does not read (%s)",
+                            getattr(self, "kernel_id", "?"), why)
+                conn._abort()  # closes the socket at once: sending a close frame to a non-reader is pointless
         if conn is None or conn.is_closing():
             done: Future = Future()
             done.set_result(None)

@@ -243,37 +243,55 @@ def test_pages_send_no_referrer_and_secrets_never_reach_the_log(server):
 
 
 # -- the server side of a never-reading client (31.2) and the replay buffer ------------------------
+def _never_reading_clients(extra_args: list[str], clients: int, requests: int = 600) -> tuple[int, float, str]:
+    """``clients`` page kernels, each asked for every widget's state ``requests`` times (~63 kB per reply
+    here) over a websocket that never reads (4 kB receive buffer); returns (requests sent, server RSS
+    growth in MiB, server log)."""
+    from .wsclient import raw_websocket, ws_text_frame
+
+    with VoilaServer(ROOT / "tests", cwd=ROOT, extra_args=["--ConnectionLimits.max_state_requests=100000",
+                                                            *extra_args]) as srv:
+        kernels = [fetch_page(srv.url, DEMO)[1] for _ in range(clients)]
+        proc = psutil.Process(srv.proc.pid)
+        rss0 = proc.memory_info().rss / 2**20
+        socks, control = [raw_websocket(srv.port, k) for k in kernels], uuid.uuid4().hex
+        for s in socks:
+            s.sendall(ws_text_frame(message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                          "data": {}}, metadata={"version": "1.0.0"})))
+            s.settimeout(0.5)
+        sent, t_end, live = 0, time.monotonic() + 30, list(socks)
+        while live and sent < requests * clients and time.monotonic() < t_end:
+            for s in list(live):  # a fresh message id each (the kernel drops repeats)
+                ask = message("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
+                try:
+                    s.sendall(ws_text_frame(ask))
+                    sent += 1
+                except OSError:  # the server closed this socket
+                    live.remove(s)
+            time.sleep(0.01)
+        time.sleep(3.0)
+        grew = proc.memory_info().rss / 2**20 - rss0
+        for s in socks:
+            s.close()
+        return sent, grew, srv.log()
+
+
 def test_a_websocket_client_that_never_reads_is_closed_and_memory_stays_bounded():
     """One page's control comm asked for every widget's state 600 times by a client that never reads:
     before the fix the server queued every reply (~63 kB each here, 38 MB in all) and kept them."""
-    from .wsclient import raw_websocket, ws_text_frame
-
-    args = ["--ConnectionLimits.max_state_requests=100000", "--ConnectionLimits.max_pending_output=2000000"]
-    with VoilaServer(ROOT / "tests", cwd=ROOT, extra_args=args) as srv:
-        _, kernel_id, _ = fetch_page(srv.url, DEMO)
-        proc = psutil.Process(srv.proc.pid)
-        rss0 = proc.memory_info().rss / 2**20
-        s = raw_websocket(srv.port, kernel_id)
-        control = uuid.uuid4().hex
-        s.sendall(ws_text_frame(message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
-                                                      "data": {}}, metadata={"version": "1.0.0"})))
-        sent, t_end = 0, time.monotonic() + 30
-        s.settimeout(0.5)
-        try:
-            while sent < 600 and time.monotonic() < t_end:  # a fresh message id each (the kernel drops repeats)
-                ask = message("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
-                s.sendall(ws_text_frame(ask))
-                sent += 1
-                time.sleep(0.01)
-        except OSError:  # the server closed the socket
-            pass
-        time.sleep(3.0)
-        peak = proc.memory_info().rss / 2**20 - rss0
-        s.close()
-        log = srv.log()
-    print(f"\nnever-reading client: {sent} request_states sent; server RSS {peak:+.1f} MiB")
+    sent, grew, log = _never_reading_clients(["--ConnectionLimits.max_pending_output=2000000"], 1)
+    print(f"\nnever-reading client: {sent} request_states sent; server RSS {grew:+.1f} MiB")
     assert "its client does not read" in log
-    assert peak < 40, f"server memory grew by {peak:.0f} MiB"
+    assert grew < 40, f"server memory grew by {grew:.0f} MiB"
+
+
+def test_never_reading_clients_together_stay_within_the_servers_output_budget():
+    """Two never-reading websockets each under the per-socket limit, together over the total budget."""
+    sent, grew, log = _never_reading_clients(["--ConnectionLimits.max_pending_output=100000000",
+                                              "--ConnectionLimits.max_pending_output_total=3000000"], 2, 300)
+    print(f"\ntwo never-reading clients: {sent} request_states sent; server RSS {grew:+.1f} MiB")
+    assert "all websockets" in log
+    assert grew < 40, f"server memory grew by {grew:.0f} MiB"
 
 
 # -- 31.1: the open-files limit ---------------------------------------------------------------------
