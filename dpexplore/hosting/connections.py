@@ -20,8 +20,10 @@ What a single unauthenticated client could do before, and what holds now:
   (with the count), and accepting pauses 0.2 s instead of spinning.
 * **A websocket client that never reads**: Tornado's write buffer grows without bound. A kernel
   websocket whose unsent output would exceed :attr:`~ConnectionLimits.max_pending_output` bytes is
-  closed (one log line), and at most :attr:`~ConnectionLimits.max_websockets_per_kernel` websockets
-  are open to one kernel (each gets every iopub message).
+  closed (one log line), as is a lagging one while all websockets together have more than
+  :attr:`~ConnectionLimits.max_pending_output_total` queued; at most
+  :attr:`~ConnectionLimits.max_websockets_per_kernel` websockets are open to one kernel (each gets
+  every iopub message).
 * **Secrets in logs and Referer**: every log record of the process is scrubbed of the query string of
   poll pages (``06_class_poll``) and of the value of any query parameter whose name contains
   ``secret``, ``token`` or ``key`` (:func:`scrub`); Voila pages are sent with
