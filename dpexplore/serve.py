@@ -7,14 +7,22 @@ Starts ``voila`` on the ``notebooks/`` folder (a clone's or the installed wheel'
 execution timeout, idle-kernel culling, a kernel cap and the websocket fix of :mod:`dpexplore.hosting`),
 and opens the gallery in a browser.
 
+A busy port is reported in one line before Voila starts (exit status 2). The launcher raises its
+open-files limit to the hard limit (Voila inherits it), and forwards SIGTERM, SIGINT and SIGHUP to
+Voila, which then shuts its kernels down: stopping the launcher (Ctrl-C, ``kill <pid>``) stops the
+server, with no orphaned Voila left holding the port.
+
 This module uses only the standard library: ``import dpexplore`` does not import Voila.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,9 +31,13 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
+from dpexplore.hosting import raise_open_files_limit
+
 from .resources import notebooks_dir, state_dir
 
-__all__ = ["main", "merge_options", "preheat_options", "voila_command"]
+__all__ = ["main", "merge_options", "preheat_options", "voila_command", "port_problem", "run_forwarding_signals"]
+
+FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
 def voila_command(notebooks: Path, host: str, port: int, extra: list[str] | None = None) -> list[str]:
@@ -75,6 +87,60 @@ def merge_options(defaults: list[str], extra: list[str]) -> list[str]:
     return [o for o in defaults if o.split("=", 1)[0] not in given] + list(extra)
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why Voila could not listen on ``host:port`` (one line), or None if it can.
+
+    Binds the address the way Tornado does (``SO_REUSEADDR``, so a port left in TIME_WAIT by a
+    stopped server counts as free) and releases it at once.
+    """
+    if not 1 <= port <= 65535:
+        return f"--port must be between 1 and 65535; got {port}"
+    try:
+        infos = socket.getaddrinfo(host or None, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"--host {host!r} is not an address of this machine ({exc.strerror})"
+    for family, kind, proto, _, addr in infos[:1]:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(addr)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    return (f"port {port} on {host} is already in use (another dpexplore or Voila server?): "
+                            f"stop it, or choose another port with --port")
+                if exc.errno == errno.EACCES:
+                    return f"no permission to listen on port {port} (ports below 1024 need root): use --port"
+                return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
+
+
+def run_forwarding_signals(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+    """Run ``cmd`` (Voila) in its own process group and forward SIGTERM/SIGINT/SIGHUP to it; return its
+    exit status. Its own group: a terminal's Ctrl-C reaches Voila once (through this launcher), not
+    twice; SIGTERM to the launcher no longer leaves an orphaned Voila (and its kernels) running."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True)
+    previous = {}
+
+    def forward(signum, frame):
+        if proc.poll() is None:
+            # Voila shuts its kernels down on SIGTERM (and on SIGINT); send SIGTERM for either
+            proc.send_signal(signal.SIGTERM)
+
+    for name in FORWARDED_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, forward)
+    try:
+        while True:
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:  # pragma: no cover - SIGINT arrived before the handler was set
+                forward(signal.SIGINT, None)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -95,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("notebooks", nargs="?", default=None,  # a clone's notebooks/ or the wheel's packaged copy
                     help="folder with the notebooks (default: dpexplore's own, from any folder)")
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    ap.add_argument("--port", type=int, default=8866, help="port (default 8866); a busy port is an error")
+    ap.add_argument("--port", type=int, default=8866,
+                    help="port (default 8866); a busy port is an error (one line, exit status 2): the server "
+                         "never moves to another port")
     ap.add_argument("--no-browser", action="store_true", help="do not open a browser")
     ap.add_argument("--cache-dir", default=os.environ.get("DPEXPLORE_CACHE_DIR") or str(state_dir("results")),
         help="experiment result cache shared by every kernel (default ~/.cache/dpexplore/results); 'off' disables")
@@ -119,19 +187,23 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--preheat must be between 0 and 64; got {a.preheat}")
     if a.preheat:
         extra = merge_options(preheat_options(nb, a.preheat, a.preheat_notebook), extra)
+    problem = port_problem(a.host, a.port)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    raise_open_files_limit()  # Voila is one process: its open-files limit is the server's capacity
     url = f"http://{'127.0.0.1' if a.host in ('0.0.0.0', '') else a.host}:{a.port}/voila/render/00_index.ipynb"
     if not a.no_browser:
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
     else:
         print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
-    try:
-        # run from the repository root so Voila reads its voila.json (settings + hardening)
-        # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
-        env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir,
-               "DPEXPLORE_POLL_DIR": a.poll_dir}  # and every kernel opens the same class-poll database
-        return subprocess.call(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent, env=env)
-    except KeyboardInterrupt:
-        return 0
+    # run from the repository root so Voila reads its voila.json (settings + hardening)
+    # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
+    env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir,
+           "DPEXPLORE_POLL_DIR": a.poll_dir}  # and every kernel opens the same class-poll database
+    code = run_forwarding_signals(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent,
+                                  env=env)
+    return 0 if code in (0, -signal.SIGTERM, -signal.SIGINT) else code
 
 
 if __name__ == "__main__":

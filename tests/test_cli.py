@@ -82,7 +82,7 @@ def test_serve_turns_the_shared_cache_on_for_its_kernels(monkeypatch, tmp_path, 
     import dpexplore.serve as serve
 
     seen = {}
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env: seen.update(env=env) or 0)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env: seen.update(env=env) or 0)
     monkeypatch.delenv("DPEXPLORE_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     nb = os.path.join(repo_root, "notebooks")

@@ -18,6 +18,8 @@ What it fixes
   checking its framing (one 16-byte frame hangs the server; 12-byte frames keep ~130 MB each).
   :mod:`dpexplore.hosting.frames` checks each frame first and the socket is closed on a bad one.
 * **Client-created widgets, tab-close shutdown, page tracking**: see :mod:`dpexplore.hosting.patches`.
+* **Connections** (timeouts, caps, a websocket client that never reads, accept errors at the
+  open-files limit, secrets in logs, ``Referrer-Policy``): see :mod:`dpexplore.hosting.connections`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["MAX_OFFSETS", "safe_read_header_from_binary_message", "install_voila_mitigations"]
+__all__ = ["MAX_OFFSETS", "safe_read_header_from_binary_message", "install_voila_mitigations",
+           "raise_open_files_limit"]
 
 MAX_OFFSETS = 4096
 
@@ -59,6 +62,36 @@ def safe_read_header_from_binary_message(ws_msg: bytes) -> dict[str, Any] | None
     return header if isinstance(header, dict) else None
 
 
+def raise_open_files_limit() -> int:
+    """Raise this process's soft open-files limit (``RLIMIT_NOFILE``) to its hard limit; return the new
+    soft limit (0 where the platform has no such limit).
+
+    Voila is one process, so its open-files limit (1,024 soft is common) is the whole server's capacity
+    in connections, kernels' sockets and files; the hard limit is usually far higher. Children (kernels)
+    inherit the raised limit.
+
+    Examples
+    --------
+    >>> raise_open_files_limit() >= 0
+    True
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 20
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):  # pragma: no cover - e.g. macOS caps at OPEN_MAX
+            pass
+    return int(soft)
+
+
 def install_voila_mitigations() -> bool:
     """Install every websocket and handler fix (idempotent).
 
@@ -67,9 +100,10 @@ def install_voila_mitigations() -> bool:
     refusal, tab-close shutdown, page tracking). Returns True if Voila's websocket handler module was
     found and patched.
     """
-    from . import patches
+    from . import connections, patches
 
     patches.install()
+    connections.install()
     try:
         from voila.tornado import kernel_websocket_handler as handler
     except ImportError:  # pragma: no cover - Voila not installed or restructured

@@ -10,8 +10,9 @@ binary frame are a buffer count: ``struct.pack("!i", 4_000_000) + bytes(8)`` mak
 
 :func:`parse_v1_frame` and :func:`parse_legacy_frame` accept a frame only when its counts are small
 and consistent with the frame's length, its offsets are in order and inside the frame, and its header
-is a JSON object with a ``msg_type``; otherwise they raise :class:`BadFrame` (the server then closes
-the socket). Their cost is bounded by the frame's length.
+is a JSON object with a ``msg_type``, nested at most :data:`MAX_JSON_DEPTH` deep (a header nested
+~100,000 deep used to raise an uncaught ``RecursionError``, ~100 log lines per frame); otherwise they
+raise :class:`BadFrame` (the server then closes the socket). Their cost is bounded by the frame's length.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["BadFrame", "MAX_INCOMING_PARTS", "V1_MIN_OFFSETS", "ClientMessage", "parse_v1_frame",
-           "parse_legacy_frame", "parse_client_frame"]
+__all__ = ["BadFrame", "MAX_INCOMING_PARTS", "MAX_JSON_DEPTH", "json_depth", "V1_MIN_OFFSETS", "ClientMessage",
+           "parse_v1_frame", "parse_legacy_frame", "parse_client_frame"]
 
 #: Most message parts (header, parent header, metadata, content and binary buffers) a client frame
 #: may have. A widget update from a browser carries a handful of buffers at most.
 MAX_INCOMING_PARTS = 1024
+#: Deepest nesting of JSON objects/arrays a client message may have (a widget message has < 10 levels).
+MAX_JSON_DEPTH = 64
 #: A v1 frame has offsets for: channel, header, parent header, metadata, content, end.
 V1_MIN_OFFSETS = 6
 _CHANNELS = ("shell", "iopub", "stdin", "control")
@@ -32,6 +35,43 @@ _CHANNELS = ("shell", "iopub", "stdin", "control")
 
 class BadFrame(ValueError):
     """A client frame that is not a well-formed kernel message."""
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of a parsed JSON value (a scalar is 0), counted without recursion; stops counting
+    once it exceeds ``limit`` (returns ``limit + 1``).
+
+    Examples
+    --------
+    >>> json_depth({"a": [1, {"b": []}]})
+    4
+    """
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        d += 1
+        if d > limit:
+            return limit + 1
+        deepest = max(deepest, d)
+        stack.extend((c, d) for c in v if isinstance(c, (dict, list)))
+    return deepest
+
+
+def _loads(raw: bytes | str, what: str) -> Any:
+    """``json.loads`` that raises :class:`BadFrame` on bad JSON and on nesting deeper than MAX_JSON_DEPTH."""
+    try:
+        value = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
+    except RecursionError:
+        raise BadFrame(f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BadFrame(f"{what} is not JSON ({exc.__class__.__name__})") from None
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise BadFrame(f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)")
+    return value
 
 
 class ClientMessage:
@@ -52,18 +92,17 @@ class ClientMessage:
         """The message content (parsed on first use; {} when it is not a JSON object)."""
         if self._content is None and self._content_bytes is not None:
             try:
-                self._content = json.loads(self._content_bytes.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
+                self._content = _loads(self._content_bytes, "content")
+            except BadFrame:
                 self._content = {}
         return self._content if isinstance(self._content, dict) else {}
 
 
 def _header(raw: Any) -> dict:
     if isinstance(raw, (bytes, bytearray, memoryview)):
-        try:
-            raw = json.loads(bytes(raw).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise BadFrame(f"message header is not JSON ({exc.__class__.__name__})") from None
+        raw = _loads(bytes(raw), "message header")
+    elif json_depth(raw) > MAX_JSON_DEPTH:
+        raise BadFrame(f"message header is nested too deeply (more than {MAX_JSON_DEPTH} levels)")
     if not isinstance(raw, dict) or not isinstance(raw.get("msg_type"), str):
         raise BadFrame("message header is not a JSON object with a msg_type")
     return raw
@@ -130,10 +169,7 @@ def parse_legacy_frame(frame: Any) -> ClientMessage:
     'comm_msg'
     """
     if isinstance(frame, str):
-        try:
-            msg = json.loads(frame)
-        except ValueError:
-            raise BadFrame("text frame is not JSON") from None
+        msg = _loads(frame, "text frame")
         if not isinstance(msg, dict) or (msg.get("channel") is not None and not isinstance(msg["channel"], str)):
             raise BadFrame("text frame is not a JSON message object")
         return ClientMessage(msg.get("channel"), _header(msg.get("header")), content=msg.get("content"))
@@ -149,10 +185,7 @@ def parse_legacy_frame(frame: Any) -> ClientMessage:
         raise BadFrame(f"binary frame: {count} offsets do not fit in {len(data)} bytes")
     offsets = _offsets(data, count, 4, "big")
     end = offsets[1] if count > 1 else len(data)
-    try:
-        msg = json.loads(data[offsets[0]: end].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise BadFrame("binary frame: first buffer is not a JSON message") from None
+    msg = _loads(data[offsets[0]: end], "binary frame: first buffer")
     if not isinstance(msg, dict) or not isinstance(msg.get("parent_header"), dict):
         raise BadFrame("binary frame: first buffer is not a JSON message with a parent_header")
     channel = msg.get("channel")

@@ -1,6 +1,9 @@
 """A kernel manager that refuses to start more than ``max_kernels`` kernels (HTTP 503), counting
 starts in progress, and shuts down a Voila page's kernel when no browser connected to it within
-``connect_timeout`` seconds after the page was sent (a plain GET otherwise held a slot for 20 min).
+``connect_timeout`` seconds after the page was sent (a plain GET otherwise held a slot for 20 min),
+or when it has had no open connection for ``disconnect_timeout`` seconds (one websocket open and
+close made a kernel "connected", and only the 20-min idle cull freed it). Messages buffered for a
+disconnected page (jupyter_server's replay buffer) are bounded by ``max_replay_buffer`` bytes.
 
 Every page view of a Voila dashboard starts one kernel (about 100–150 MiB here). Without a cap, a
 class (or one script reloading a page) can exhaust the machine's memory. The repository's
@@ -23,7 +26,7 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado import web
 from traitlets import Integer, List, Unicode
 
-from . import install_voila_mitigations
+from . import connections, install_voila_mitigations
 from .patches import QUERY_TOKEN, current_page
 
 __all__ = ["LimitedKernelManager"]
@@ -73,6 +76,21 @@ class LimitedKernelManager(AsyncMappingKernelManager):
              "page) must load within this time on the slowest network you serve.",
     )
 
+    disconnect_timeout = Integer(
+        180, config=True,
+        help="Shut down a Voila page's kernel that has had no open websocket for this many seconds, whether "
+             "or not a browser was ever connected (a tab closed without its unload request, a sleeping "
+             "laptop, a script's websocket open + close). A page that reconnects within this time keeps "
+             "its kernel. 0 disables (then only the idle cull frees such a kernel).",
+    )
+
+    max_replay_buffer = Integer(
+        4 * 2**20, config=True,
+        help="Bytes of kernel messages jupyter_server keeps for a page whose websocket dropped, to replay "
+             "when it reconnects; beyond that the buffer is dropped (the page asks for the widgets' state "
+             "again when it reconnects). jupyter_server's own buffer has no bound.",
+    )
+
     reap_interval = Integer(10, config=True, help="Seconds between checks for pages that never connected.")
 
     preheat_notebooks = List(
@@ -107,7 +125,9 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.pooled: set[str] = set()  # preheated kernels no page has taken yet
         self.recycled = 0  # pooled kernels replaced for age (see pool_max_age)
         self.last_page_at = float("-inf")  # time.monotonic() of the last page request
+        self.last_disconnect: dict[str, float] = {}  # kernel id -> when its last connection closed
         self._reaper = None
+        connections.configure(parent=self.parent)
         if self.preheat_notebooks and hasattr(self, "kernel_pools_config"):  # wrapped by Voila's preheat factory
             size = int(getattr(getattr(self.parent, "voila_configuration", None), "default_pool_size", 1))
             env = dict(getattr(self, "default_env_variables", {}) or {})
@@ -196,7 +216,38 @@ class LimitedKernelManager(AsyncMappingKernelManager):
 
     def notify_connect(self, kernel_id):
         self.ever_connected.add(kernel_id)
+        self.last_disconnect.pop(kernel_id, None)
         super().notify_connect(kernel_id)
+
+    def notify_disconnect(self, kernel_id):
+        super().notify_disconnect(kernel_id)
+        if self._kernel_connections.get(kernel_id, 0) <= 0 and kernel_id in self.page_kernels:
+            self.last_disconnect[kernel_id] = time.monotonic()
+            self._start_reaper()
+
+    def start_buffering(self, kernel_id, session_key, channels):
+        """jupyter_server's replay buffer for a dropped page, bounded by ``max_replay_buffer`` bytes."""
+        super().start_buffering(kernel_id, session_key, channels)
+        info = self._kernel_buffers.get(kernel_id) if self.buffer_offline_messages else None
+        if not info or info.get("session_key") != session_key:
+            return
+        size = [0]
+
+        def buffer_msg(channel, msg_parts):
+            if info.get("session_key") != session_key:
+                return
+            size[0] += sum(len(p) for p in msg_parts)
+            if size[0] > self.max_replay_buffer:
+                self.log.warning("Dropping the replay buffer of kernel %s: over %d bytes while no page is "
+                                 "connected", kernel_id, self.max_replay_buffer)
+                self.stop_buffering(kernel_id)
+                return
+            info["buffer"].append((channel, msg_parts))
+
+        from functools import partial
+
+        for channel, stream in channels.items():
+            stream.on_recv(partial(buffer_msg, channel))
 
     def in_grace(self, kernel_id: str) -> bool:
         """True while a kernel has never had a browser connection and started < ``unconnected_grace`` s ago."""
@@ -206,14 +257,28 @@ class LimitedKernelManager(AsyncMappingKernelManager):
 
     def abandoned(self) -> list[str]:
         """Page kernels whose page was sent more than ``connect_timeout`` s ago and never connected."""
-        if self.connect_timeout <= 0:
+        return [k for k, why in self.unattended() if why == "never"]
+
+    def unattended(self) -> list[tuple[str, str]]:
+        """Page kernels to shut down: ``(kernel id, "never")`` when no browser connected within
+        ``connect_timeout`` (or ``disconnect_timeout``, the smaller) after the page was sent,
+        ``(kernel id, "gone")`` when the last connection closed more than ``disconnect_timeout`` s ago."""
+        timeouts = [t for t in (self.connect_timeout, self.disconnect_timeout) if t > 0]
+        if not timeouts:
             return []
-        now = time.monotonic()
-        return [k for k, sent in self.page_kernels.items()
-                if sent is not None and k not in self.ever_connected and now - sent > self.connect_timeout]
+        never, now, out = min(timeouts), time.monotonic(), []
+        for k, sent in self.page_kernels.items():
+            if sent is None or self._kernel_connections.get(k, 0) > 0:
+                continue
+            if k not in self.ever_connected:
+                if now - sent > never:
+                    out.append((k, "never"))
+            elif self.disconnect_timeout > 0 and now - self.last_disconnect.get(k, now) > self.disconnect_timeout:
+                out.append((k, "gone"))
+        return out
 
     def _start_reaper(self) -> None:
-        if self._reaper is None and (self.connect_timeout > 0 or self.pooled):
+        if self._reaper is None and (self.connect_timeout > 0 or self.disconnect_timeout > 0 or self.pooled):
             from tornado.ioloop import PeriodicCallback
 
             self._reaper = PeriodicCallback(self._reap, 1000 * max(1, self.reap_interval))
@@ -260,10 +325,14 @@ class LimitedKernelManager(AsyncMappingKernelManager):
             await self._recycle_pool()
         except Exception:  # noqa: BLE001 - the reaper must keep running
             self.log.exception("Recycling the preheated pool failed")
-        for kernel_id in self.abandoned():
+        for kernel_id, why in self.unattended():
             if kernel_id in self:
-                self.log.warning("Shutting down kernel %s: its page was sent more than %d s ago and no browser "
-                                 "has connected to it", kernel_id, self.connect_timeout)
+                if why == "never":
+                    self.log.warning("Shutting down kernel %s: its page was sent more than %d s ago and no "
+                                     "browser has connected to it", kernel_id, self.connect_timeout)
+                else:
+                    self.log.warning("Shutting down kernel %s: no connection for more than %d s",
+                                     kernel_id, self.disconnect_timeout)
                 try:
                     await self.shutdown_kernel(kernel_id)
                 except Exception:  # noqa: BLE001 - a kernel that is already going away
@@ -282,4 +351,5 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         _forget_request_info(kernel_id)
         self.ever_connected.discard(kernel_id)
         self.page_kernels.pop(kernel_id, None)
+        self.last_disconnect.pop(kernel_id, None)
         return await super().shutdown_kernel(kernel_id, *args, **kwargs)

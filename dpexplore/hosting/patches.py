@@ -10,7 +10,12 @@ class attribute or a module-level name, so it holds however the name was importe
   ``jupyter_server.services.kernels.connection.channels`` are replaced by checking versions.
 * **Client-created widgets** (kernels started for a Voila page only): a ``comm_open`` from the
   client is dropped unless it opens the widget *control* comm the page's widget manager uses to ask
-  for the widgets' state (``jupyter.widget.control``), at most :data:`MAX_CLIENT_COMMS` times per kernel.
+  for the widgets' state (``jupyter.widget.control``), at most :data:`MAX_CLIENT_COMMS` times per kernel;
+  a connection may ask for every widget's state (``request_states``, each reply ~0.36 MiB for
+  dashboard 01) at most ``ConnectionLimits.max_state_requests`` times (a page asks once per
+  connection); and a
+  ``shutdown_request`` (restart) from the client is dropped: the restarted kernel was empty and kept
+  its slot (the page's tab-close request is the legitimate route).
 * **Tab-close shutdown**: the rendered page gets an owner cookie for its kernel
   (:func:`owner_token`, an HMAC of the kernel id under a per-process secret, ``HttpOnly``,
   ``SameSite=Strict``, scoped to ``/voila/api/shutdown/<kernel id>``), and
@@ -45,6 +50,7 @@ from jupyter_server.services.kernels.connection import base as conn_base
 from jupyter_server.services.kernels.connection import channels as conn_channels
 from jupyter_server.utils import url_path_join
 
+from .connections import limits
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
 
 __all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "QUERY_TOKEN", "owner_cookie_name", "owner_token",
@@ -125,6 +131,38 @@ def _refuse_comm_open(connection, msg) -> str | None:
     return None
 
 
+def _drop_once(connection, kind: str, message: str, *args) -> None:
+    """Log a dropped client message once per connection and kind."""
+    seen = connection.__dict__.setdefault("_dpx_dropped", set())
+    if kind not in seen:
+        seen.add(kind)
+        connection.log.warning(message + " (further ones on this connection dropped silently)", *args)
+
+
+def _refuse_page_message(connection, msg) -> bool:
+    """Drop (True) the client messages a Voila page's kernel must not act on."""
+    if msg.msg_type == "comm_open":
+        why = _refuse_comm_open(connection, msg)
+        if why is not None:
+            connection.log.warning("Dropped a comm_open from the client of kernel %s: %s", connection.kernel_id, why)
+            return True
+    elif msg.msg_type == "shutdown_request":
+        _drop_once(connection, "shutdown", "Dropped a shutdown_request from the client of kernel %s: a page's "
+                   "kernel is not restarted or shut down over its websocket", connection.kernel_id)
+        return True
+    elif msg.msg_type == "comm_msg":
+        data = msg.content.get("data")
+        if isinstance(data, dict) and data.get("method") == "request_states":
+            n = connection.__dict__.get("_dpx_state_requests", 0) + 1
+            connection._dpx_state_requests = n
+            cap = limits().max_state_requests
+            if n > cap:
+                _drop_once(connection, "states", "Dropped request_states from the client of kernel %s: more than "
+                           "%d on one connection", connection.kernel_id, cap)
+                return True
+    return False
+
+
 def _wrap_incoming(orig):
     def handle_incoming_message(self, incoming_msg):
         if not self.channels:
@@ -135,11 +173,8 @@ def _wrap_incoming(orig):
             self.log.warning("Closing the websocket of kernel %s: malformed frame (%s)", self.kernel_id, exc)
             self.websocket_handler.close(1008, "malformed frame")
             return None
-        if msg.msg_type == "comm_open" and _is_page_kernel(self):
-            why = _refuse_comm_open(self, msg)
-            if why is not None:
-                self.log.warning("Dropped a comm_open from the client of kernel %s: %s", self.kernel_id, why)
-                return None
+        if _is_page_kernel(self) and _refuse_page_message(self, msg):
+            return None
         return orig(self, incoming_msg)
 
     handle_incoming_message._dpexplore = True  # type: ignore[attr-defined]

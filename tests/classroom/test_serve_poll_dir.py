@@ -14,7 +14,7 @@ def _env_of(monkeypatch, argv):
         seen["env"] = env
         return 0
 
-    monkeypatch.setattr(serve.subprocess, "call", fake_call)
+    monkeypatch.setattr(serve, "run_forwarding_signals", fake_call)
     assert serve.main([str(ROOT / "notebooks"), "--no-browser", *argv]) == 0
     return seen["env"]
 

@@ -44,7 +44,8 @@ def test_serve_passes_voila_and_traitlet_options_through(monkeypatch, tmp_path):
     nb.mkdir()
     (nb / "00_index.ipynb").write_text("{}")
     calls = []
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append((cmd, cwd)) or 0)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env=None: calls.append((cmd, cwd)) or 0)
     code = serve.main([str(nb), "--no-browser", "--port", "8999", "--LimitedKernelManager.max_kernels=2",
                        "--VoilaConfiguration.show_tracebacks=False"])
     assert code == 0
@@ -65,7 +66,8 @@ def test_serve_preheat_selects_the_pool_and_the_users_options_win(monkeypatch, t
     for name in ("00_index.ipynb", "01_a.ipynb", "02_b.ipynb"):
         (nb / name).write_text("{}")
     calls = []
-    monkeypatch.setattr(serve.subprocess, "call", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
     assert serve.main([str(nb), "--no-browser", "--preheat", "3", "--VoilaExecutor.timeout=900"]) == 0
     cmd = calls[-1]
     assert "--VoilaConfiguration.preheat_kernel=True" in cmd and "--VoilaConfiguration.default_pool_size=3" in cmd
@@ -81,3 +83,72 @@ def test_serve_preheat_selects_the_pool_and_the_users_options_win(monkeypatch, t
         serve.main([str(nb), "--no-browser", "--preheat", "65"])
     assert serve.main([str(nb), "--no-browser"]) == 0
     assert not any(c.startswith(("--VoilaConfiguration.preheat", "--LimitedKernelManager.preheat")) for c in calls[-1])
+
+
+def test_serve_reports_a_busy_port_in_one_line_before_starting_anything(tmp_path):
+    """Issue 25.9: the launcher printed the gallery address (another server's), then Voila claimed to try
+    another port and exited."""
+    import socket
+    import subprocess
+    import sys
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "00_index.ipynb").write_text("{}")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "dpexplore.serve", str(nb), "--no-browser", "--port", str(port)],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    print(f"\nbusy port: exit {out.returncode}; stdout {out.stdout!r}; stderr {out.stderr!r}")
+    assert out.returncode == 2
+    assert out.stdout == ""  # no gallery address that is someone else's
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"port {port} on 127.0.0.1 is already in use" in lines[0], lines
+    from tests.browser.harness import free_port
+
+    assert serve.port_problem("127.0.0.1", free_port()) is None
+    assert "between 1 and 65535" in serve.port_problem("127.0.0.1", 70000)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_stopping_the_launcher_stops_voila(tmp_path, signame):
+    """Issue 25.9: SIGTERM to ``python -m dpexplore.serve`` left Voila running (an orphan holding the port)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from tests.browser.harness import free_port, wait_for_port
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "00_index.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    port = free_port()
+    launcher = subprocess.Popen([sys.executable, "-m", "dpexplore.serve", str(nb), "--no-browser", "--port", str(port)],
+                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    children: list[psutil.Process] = []
+    try:
+        wait_for_port(launcher, port, timeout=60, what="dpexplore.serve")
+        children = psutil.Process(launcher.pid).children(recursive=True)
+        assert children, "no Voila process under the launcher"
+        t0 = time.monotonic()
+        launcher.send_signal(getattr(signal, signame))
+        launcher.wait(timeout=30)
+        _, alive = psutil.wait_procs(children, timeout=20)
+        stopped_after = time.monotonic() - t0
+    finally:
+        for p in children:
+            if p.is_running():
+                p.kill()
+        if launcher.poll() is None:
+            launcher.kill()
+    print(f"\n{signame} to the launcher: exit {launcher.returncode}; Voila gone after {stopped_after:.1f} s; "
+          f"still running: {alive}")
+    assert not alive, f"{signame} to the launcher left Voila running"
+    assert launcher.returncode == 0

@@ -78,3 +78,27 @@ def test_random_frames_are_refused_or_parsed_quickly():
             except BadFrame:
                 pass
     assert time.perf_counter() - t0 < 10  # the unpatched v1 reader does not return at all on b"\x01" * 7
+
+
+@pytest.mark.parametrize("depth", [65, 100_000])
+def test_deeply_nested_json_is_a_bad_frame_not_a_recursion_error(depth):
+    """Issue 31.10: a header nested ~100,000 deep raised an uncaught RecursionError in the check."""
+    import json
+
+    nested = "[" * depth + "]" * depth
+    text = ('{"header": {"msg_type": "comm_msg", "x": ' + nested + '}, "parent_header": {}, "metadata": {}, '
+            '"content": {}, "channel": "shell"}')
+    with pytest.raises(BadFrame, match="nested too deeply"):
+        parse_legacy_frame(text)
+    header = ('{"msg_type": "comm_msg", "x": ' + nested + "}").encode()
+    parts = [b"shell", header, b"{}", b"{}", b"{}"]
+    offsets, pos = [], 8 * 7
+    for p in parts:
+        offsets.append(pos)
+        pos += len(p)
+    v1 = struct.pack("<7Q", 6, *offsets, pos) + b"".join(parts)
+    with pytest.raises(BadFrame, match="nested too deeply"):
+        parse_v1_frame(v1)
+    ok = '{"header": {"msg_type": "comm_msg", "x": ' + "[" * 60 + "]" * 60 + '}, "parent_header": {}, "content": {}}'
+    assert parse_legacy_frame(ok).msg_type == "comm_msg"
+    assert json.loads(ok)  # (the same text is valid JSON)

@@ -185,3 +185,53 @@ def test_a_pool_refill_waits_until_no_page_arrived_for_pool_fill_quiet_seconds()
     t0 = time.monotonic()
     asyncio.run(m._wait_until_quiet())
     assert 0.9 <= time.monotonic() - t0 < 5
+
+
+def test_a_page_kernel_without_connections_for_disconnect_timeout_is_shut_down(monkeypatch):
+    """Issue 31.3: one websocket open + close made a kernel "ever connected" and only the 20-min idle
+    cull freed it; now any page kernel with no open connection for disconnect_timeout s goes."""
+    m, _ = _manager(monkeypatch)
+    m.connect_timeout, m.disconnect_timeout = 120, 180
+    now = time.monotonic()
+    for k in ("left-long-ago", "left-just-now", "open", "never"):
+        _add(m, k, age=1000)
+        m.page_kernels[k] = now - 1000
+        m._kernel_connections[k] = 0
+    for k in ("left-long-ago", "left-just-now", "open"):
+        m.notify_connect(k)
+    m.notify_connect("open")
+    for k in ("left-long-ago", "left-just-now", "open"):
+        m.notify_disconnect(k)  # "open" keeps one of its two connections
+    m.last_disconnect["left-long-ago"] = now - 181
+    assert sorted(m.unattended()) == [("left-long-ago", "gone"), ("never", "never")]
+    m.disconnect_timeout = 0  # disabled: only never-connected kernels go (connect_timeout)
+    assert m.unattended() == [("never", "never")]
+
+
+class _Stream:
+    def __init__(self):
+        self.callback, self.socket = None, types.SimpleNamespace(closed=False)
+
+    def on_recv(self, callback):
+        self.callback = callback
+
+    def closed(self):
+        return self.socket.closed
+
+    def close(self):
+        self.socket.closed = True
+
+
+def test_the_replay_buffer_of_a_disconnected_page_is_bounded(monkeypatch):
+    """Issue 31.2: jupyter_server buffered every message of a disconnected session without bound."""
+    m, _ = _manager(monkeypatch)
+    m.max_replay_buffer = 10_000
+    _add(m, "k", age=1)
+    channels = {"iopub": _Stream(), "shell": _Stream()}
+    m.start_buffering("k", "k:session", channels)
+    for _ in range(9):
+        channels["iopub"].callback([b"x" * 1000])
+    assert len(m._kernel_buffers["k"]["buffer"]) == 9
+    channels["iopub"].callback([b"x" * 2000])  # 11,000 bytes: over the bound
+    assert "buffer" not in m._kernel_buffers.get("k", {}), "the buffer was kept past max_replay_buffer"
+    assert all(s.closed() for s in channels.values())

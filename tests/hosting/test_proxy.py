@@ -75,7 +75,9 @@ class Nginx:
         site = CONF.read_text()
         site, n1 = re.subn(r"listen 8080;", f"listen 127.0.0.1:{self.port};", site)
         site, n2 = re.subn(r"server 127\.0\.0\.1:8866;", f"server 127.0.0.1:{upstream_port};", site)
-        assert n1 == n2 == 1, "deploy/nginx/dpexplore.conf no longer has the listen/upstream lines this test edits"
+        site, n3 = re.subn(r"access_log /var/log/nginx/access\.log", f"access_log {tmp}/logs/access.log", site)
+        assert n1 == n2 == n3 == 1, "deploy/nginx/dpexplore.conf no longer has the listen/upstream/access_log lines " \
+                                    "this test edits"
         (tmp / "logs").mkdir()
         (tmp / "tmp").mkdir()
         os.chmod(tmp / "tmp", 0o777)  # nginx's workers may run as another user when started by root

@@ -147,3 +147,43 @@ async def request_states(ws, *, seconds: float = 30.0, dropped: list | None = No
             return {k: {"_model_name": v.get("model_name"), **(v.get("state") or {})}
                     for k, v in data.get("states", {}).items()}
     raise TimeoutError("no widget states")
+
+
+def raw_websocket(port: int, kernel_id: str, *, rcvbuf: int = 4096, timeout: float = 10.0):
+    """A kernel websocket over a plain socket with a small receive buffer (legacy protocol), for a
+    client that never reads: returns the connected socket after the 101 handshake."""
+    import base64
+    import os
+    import socket
+
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.settimeout(timeout)
+    s.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall((f"GET /api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex} HTTP/1.1\r\n"
+               f"Host: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1)
+        if not chunk:
+            raise ConnectionError(f"handshake refused: {head!r}")
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise ConnectionError(f"handshake refused: {head.splitlines()[0]!r}")
+    return s
+
+
+def ws_text_frame(text: str) -> bytes:
+    """One masked client text frame."""
+    import os
+    import struct
+
+    data = text.encode()
+    mask = os.urandom(4)
+    n = len(data)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else
+                            bytes([0x80 | 126]) + struct.pack("!H", n) if n < 65536 else
+                            bytes([0x80 | 127]) + struct.pack("!Q", n))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
