@@ -56,10 +56,10 @@ def check_poll_epsilon(epsilon: object, name: str = "epsilon") -> float:
     --------
     >>> check_poll_epsilon(1)
     1.0
-    >>> check_poll_epsilon(800)
+    >>> check_poll_epsilon(800)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: epsilon must be in [1e-06, 690.8]: at epsilon = 800 the flip probability 1/(e^epsilon + 1) is below 1e-300, which is no randomization at all; got 800
+    ValueError: epsilon must be in [1e-06, 690.8]: ... is below 1e-300, which is no randomization at all; got 800
     """
     eps = check_epsilon(epsilon, name)
     if eps > MAX_MEANINGFUL_EPSILON:

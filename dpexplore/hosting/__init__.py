@@ -67,9 +67,10 @@ def install_voila_mitigations() -> bool:
     refusal, tab-close shutdown, page tracking). Returns True if Voila's websocket handler module was
     found and patched.
     """
-    from . import patches
+    from . import instructor, patches
 
     patches.install()
+    instructor.install()  # after patches: it wraps their render handler (the instructor credential)
     try:
         from voila.tornado import kernel_websocket_handler as handler
     except ImportError:  # pragma: no cover - Voila not installed or restructured

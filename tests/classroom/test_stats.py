@@ -13,8 +13,8 @@ from dpexplore.classroom import (
     interval_halfwidth,
     simulate_class,
     simulated_coverage,
+    stats,
 )
-from dpexplore.classroom import stats
 from dpexplore.core import debias_randomized_response, flip_probability
 
 GRID = [(n, pi, eps) for n in (10, 30, 100) for pi in (0.0, 0.15, 0.5, 0.8) for eps in (0.5, 1.0, 3.0)]
