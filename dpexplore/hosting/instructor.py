@@ -19,6 +19,7 @@ Imported only by :func:`dpexplore.hosting.install_voila_mitigations` (it imports
 from __future__ import annotations
 
 import hmac
+import logging
 from urllib.parse import parse_qsl, urlencode
 
 from ..classroom import credentials as cred
@@ -29,13 +30,14 @@ COOKIE = "dpx-instructor"
 CLIENT_HEADER = "X-Dpx-Client"
 EXCHANGE_PARAM = "instructor"
 _HEADERS = (cred.GRANT_HEADER, CLIENT_HEADER)
+_LOG = logging.getLogger("dpexplore.hosting")
 
 
 def _token(handler) -> str | None:
     try:
         return cred.read_instructor_token()
     except cred.CredentialError as exc:
-        handler.log.warning("dpexplore: instructor token refused: %s", exc)
+        getattr(handler, "log", _LOG).warning("dpexplore: instructor token refused: %s", exc)
         return None
 
 
@@ -48,8 +50,8 @@ def _exchange(handler, offered: str) -> None:
                            samesite="Strict", secure=handler.request.protocol == "https",
                            max_age=cred.COOKIE_SECONDS)
     else:
-        handler.log.warning("dpexplore: an instructor link with a wrong token was used (from %s)",
-                            handler.request.remote_ip)
+        getattr(handler, "log", _LOG).warning("dpexplore: an instructor link with a wrong token was used (from %s)",
+                                              handler.request.remote_ip)
     path = "/" + handler.request.path.lstrip("/")  # never a protocol-relative //host redirect
     handler.set_header("Referrer-Policy", "no-referrer")
     handler.set_header("Cache-Control", "no-store")
