@@ -53,6 +53,7 @@ def _exchange(handler, offered: str) -> None:
         getattr(handler, "log", _LOG).warning("dpexplore: an instructor link with a wrong token was used (from %s)",
                                               handler.request.remote_ip)
     path = "/" + handler.request.path.lstrip("/")  # never a protocol-relative //host redirect
+    handler.request.uri = f"{path}?{EXCHANGE_PARAM}=<redacted>"  # what the access log prints for this request
     handler.set_header("Referrer-Policy", "no-referrer")
     handler.set_header("Cache-Control", "no-store")
     handler.redirect(f"{path}?{urlencode([*query, ('teach', '1')])}")

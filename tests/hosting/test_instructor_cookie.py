@@ -91,3 +91,19 @@ class InstructorCookieTest(tornado.testing.AsyncHTTPTestCase):
         assert cred.GRANT_HEADER not in got and got[instructor.CLIENT_HEADER] == "127.0.0.1"
         r = self._get("/voila/render/06_class_poll.ipynb", Cookie=f"{instructor.COOKIE}=1.2.{'0' * 64}")
         assert cred.GRANT_HEADER not in FakeRender.seen[-1]  # a forged cookie gives no grant
+
+
+def test_the_access_log_line_of_the_exchange_hides_the_token(caplog):
+    import logging
+
+    case = InstructorCookieTest("test_a_wrong_token_gets_no_cookie_and_still_leaves_the_url")
+    case.setUp()
+    try:
+        with caplog.at_level(logging.DEBUG, logger="tornado.access"):
+            r = case._get(f"/voila/render/06_class_poll.ipynb?instructor={case.token}")
+        assert r.code == 302
+        lines = [rec.getMessage() for rec in caplog.records if rec.name == "tornado.access"]
+        assert lines and all(case.token not in line for line in lines)
+        assert any("instructor=<redacted>" in line for line in lines)
+    finally:
+        case.tearDown()
