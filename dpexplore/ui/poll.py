@@ -38,11 +38,9 @@ import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 
-import dpexplore
-
 from ..classroom import stats as poll_stats
 from ..classroom.credentials import instructor_identity
-from ..classroom.links import qr_svg, student_link
+from ..classroom.links import student_link
 from ..classroom.store import (
     MAX_EPSILON,
     MAX_LIFETIME_HOURS,
@@ -58,11 +56,9 @@ from ..classroom.store import (
 from ..core.random import as_generator
 from ..core.randomized_response import flip_probability, randomized_response
 from ..core.validation import check_real
+from . import poll_pages as pages
 from .controls import Control
 from .dashboard import (
-    _ERROR_STYLE,
-    _NOTE_STYLE,
-    PRNG_FOOTER,
     Dashboard,
     Panel,
     _preheated,
@@ -73,6 +69,8 @@ from .figures import base_figure, color_for, message_figure
 
 __all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS", "EPSILON_CHOICES"]
 
+on_binder = pages.on_binder
+
 #: longest query string the page reads at all
 MAX_QUERY_CHARS = 2000
 _POLL_KEYS = ("join", "poll", "secret", "teach")
@@ -80,69 +78,6 @@ _POLL_KEYS = ("join", "poll", "secret", "teach")
 EPSILON_CHOICES = (("0.5 (a flip in 38% of answers)", 0.5), ("1 (27%)", 1.0),
                    ("ln 3 ≈ 1.10 (25%: odds 3 to 1)", math.log(3)), ("2 (12%)", 2.0), ("3 (4.7%)", 3.0),
                    ("5 (0.7%)", 5.0))
-_HIDE_GUIDE_CSS = "<style>.jp-MarkdownCell{display:none !important}</style>"  # the guide is the instructor's
-
-BINDER_NOTE = (
-    "<b>You are on Binder.</b> Binder gives every visitor their own container, so your students' pages "
-    "cannot reach this poll's database: a shared poll needs a <b>shared server</b> — run "
-    "<code>python -m dpexplore.serve --host 0.0.0.0</code> on a machine the class can reach, or use a "
-    "JupyterHub. Here you can still try both pages yourself."
-)
-
-_COPY_ESM = """
-function render({ model, el }) {
-  const btn = document.createElement("button");
-  btn.className = "dpx-poll-copy jupyter-button";
-  btn.textContent = "Copy the students' link (with the code)";
-  const say = document.createElement("span");
-  say.className = "dpx-poll-copy-status";
-  say.style.cssText = "margin-left:8px;font-size:0.85em;color:#555";
-  const text = () => {
-    const t = model.get("text");
-    return /^https?:/.test(t) ? t : new URL(t, window.location.href).href;
-  };
-  btn.addEventListener("click", async () => {
-    const t = text();
-    try { await navigator.clipboard.writeText(t); say.textContent = "Copied: " + t; }
-    catch (e) { say.textContent = "Copy this: " + t; }
-  });
-  el.append(btn, say);
-}
-export default { render };
-"""
-
-
-def on_binder(environ: Mapping[str, str] | None = None) -> bool:
-    """True inside a Binder container (repo2docker sets ``BINDER_*`` variables there)."""
-    env = os.environ if environ is None else environ
-    return any(k in env for k in ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "BINDER_LAUNCH_HOST", "BINDER_REPO_URL"))
-
-
-def _pct(x: float) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
-
-
-def _box(kind: str, text: str) -> str:
-    style = _ERROR_STYLE if kind == "error" else _NOTE_STYLE
-    word = "<b>Error.</b> " if kind == "error" else ""
-    return f"<div class='dpx-{kind}' style='{style}'>{word}{text}</div>"
-
-
-def _copy_widget(text: str):
-    import anywidget
-    import traitlets
-
-    class CopyLink(anywidget.AnyWidget):
-        _esm = _COPY_ESM
-        text = traitlets.Unicode("").tag(sync=True)
-
-    return CopyLink(text=text)
-
-
-def _epsilon_text(eps: float) -> str:
-    return "ln 3" if abs(eps - math.log(3)) < 1e-12 else f"{eps:g}"
-
-
 class ClassPoll(Dashboard):
     """A live randomized-response class poll (see the module docstring for the modes).
 
@@ -272,7 +207,7 @@ class ClassPoll(Dashboard):
         super().__init__(query_string=urlencode(rest), **kwargs)
         self._poll_messages = widgets.HTML(layout=widgets.Layout(min_height="0"))
         self._poll_messages.add_class("dpx-poll-messages")
-        binder = [widgets.HTML(_box("note", BINDER_NOTE))] if on_binder(self._env) else []
+        binder = [widgets.HTML(pages.box("note", pages.BINDER_NOTE))] if pages.on_binder(self._env) else []
         notes = [html.escape(p) for p in problems if not p.startswith("This is the students' page")]
         notes += [p for p in problems if p.startswith("This is the students' page")]  # already escaped
         if store_error:
@@ -280,7 +215,7 @@ class ClassPoll(Dashboard):
         header = self.children[0]
         if self.mode == "student":
             self._build_student()
-            footer = widgets.HTML(self._student_footer_html())
+            footer = widgets.HTML(pages.student_footer_html())
             self.children = [header, *binder, self._poll_messages, self._student_box, self._message_box, footer]
             self._show_messages(errors=notes)
             if "join" in wanted and self.store is not None:
@@ -305,7 +240,7 @@ class ClassPoll(Dashboard):
 
     # -- messages and actions ---------------------------------------------------------------
     def _show_messages(self, *, errors: list[str] = (), notes: list[str] = (), replace: bool = False) -> None:
-        parts = [_box("error", e) for e in errors] + [_box("note", n) for n in notes]
+        parts = [pages.box("error", e) for e in errors] + [pages.box("note", n) for n in notes]
         self._poll_messages.value = ("" if replace else self._poll_messages.value) + "".join(parts)
 
     def _clear_messages(self) -> None:
@@ -330,12 +265,6 @@ class ClassPoll(Dashboard):
 
     _student_guard = _guard
 
-    @staticmethod
-    def _student_footer_html() -> str:
-        return ("<hr style='margin-top:1.5em'><div style='font-size:0.85em;line-height:1.4;color:#444;"
-                f"max-width:60em'><div><b>Teaching tool.</b> {PRNG_FOOTER}</div><div style='margin-top:0.4em'>"
-                f"dpexplore {dpexplore.__version__}</div></div>")
-
     # -- instructor -------------------------------------------------------------------
     def _build_instructor(self) -> None:
         self.question = widgets.Textarea(placeholder="A yes/no question, e.g. 'Have you ever cheated in an exam?'",
@@ -358,7 +287,7 @@ class ClassPoll(Dashboard):
                                            layout=widgets.Layout(width="auto"))
         self.close_button.on_click(lambda _: self._act(self.close_poll))
         self._links = widgets.HTML()
-        self._copy = _copy_widget("")
+        self._copy = pages.copy_widget("")
         self._tally_html = widgets.HTML("<div class='dpx-poll-tally'>No poll yet.</div>")
         self._form = widgets.VBox([
             widgets.HTML(f"<b>New poll</b> (instructor: {html.escape(self.instructor or '')}). Question (at most "
@@ -376,8 +305,11 @@ class ClassPoll(Dashboard):
         if not isinstance(typed, str) or not typed.strip():
             return float(self.params()["epsilon"])
         text = typed.strip()
+        if len(text) > 24:
+            raise ValueError(f"the typed ε must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {len(text)} "
+                             "characters")
         try:
-            value = float(text) if len(text) <= 24 else math.nan
+            value = float(text)
         except ValueError:
             raise ValueError(f"the typed ε must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got "
                              f"{html.unescape(text[:24])!r}") from None
@@ -425,60 +357,14 @@ class ClassPoll(Dashboard):
         self.poll, self._tally = tally.info, tally
         self._form.layout.display = "none"
         self._live.layout.display = None
-        self._links.value = self._links_html(code, tally)
+        self._links.value = pages.links_html(code, tally, self._env)
         link = student_link(code, self._env)
         self._copy.text = link.full if link.full and not link.loopback_only else link.relative
-        self._tally_html.value = self._tally_text(tally)
+        self._tally_html.value = pages.tally_html(tally)
         self.update_times.append((tally.responses, time.time()))
         self.refresh("tally")
         self._watcher = threading.Thread(target=self._watch, name="poll-watch", daemon=True)
         self._watcher.start()
-
-    def _links_html(self, code: str, tally: Tally) -> str:
-        link = student_link(code, self._env)
-        info = tally.info
-        closes = ("open until it expires" if info.closes_at is None else
-                  f"closes at {time.strftime('%H:%M', time.localtime(info.closes_at))}")
-        if link.full and not link.loopback_only:
-            qr = (f"<div class='dpx-poll-qr' style='float:right;margin:0 0 0.5em 1em'>{qr_svg(link.full)}</div>")
-            address = (f"<div style='font-size:1.3em;margin:0.3em 0'>or open <b class='dpx-poll-short-link' "
-                       f"style='font-family:monospace'>{html.escape(link.full)}</b></div>")
-        else:
-            qr = ""
-            address = ("<div style='color:#8a4b00'>No QR code: this page was opened as this machine only "
-                       "(127.0.0.1), an address the students' devices cannot reach. Serve with "
-                       "<code>--host 0.0.0.0</code> and the launcher gives the students' pages the machine's "
-                       "network address.</div>" if link.loopback_only else "")
-        return (
-            f"{qr}<div style='font-size:1.1em'><b>Question:</b> {html.escape(info.question)}</div>"
-            "<div style='margin:0.4em 0'><b>Project this box:</b> the join code, the QR code and the link. "
-            "Students scan the code or open this page and type the join code; nothing here is secret.</div>"
-            f"<div>Join code <span class='dpx-poll-code' style='font-size:2.4em;font-family:monospace;"
-            f"letter-spacing:0.15em;font-weight:bold'>{code}</span></div>{address}"
-            f"<div>ε = {_epsilon_text(info.epsilon)} · {closes} · deleted at "
-            f"{time.strftime('%H:%M', time.localtime(info.expires_at))} · students' page: "
-            f"<a class='dpx-poll-join-link' href='{html.escape(link.relative)}' target='_blank' "
-            f"style='color:#0072B2;text-decoration:underline'>{html.escape(link.relative)}</a></div>"
-            f"<div style='color:#555;font-size:0.9em;clear:both'>Your own way back to this class view: "
-            f"<code>?poll={code}</code> in this browser (it holds the instructor cookie). Do not project the "
-            "instructor link the launcher printed.</div>")
-
-    def _tally_text(self, t: Tally) -> str:
-        est = poll_stats.estimate_fraction(t.yes, t.responses, epsilon=t.info.epsilon)
-        state = "open" if t.info.is_open else "closed"
-        waiting = ""
-        if t.tokens > t.responses:
-            waiting = f" · {t.tokens - t.responses} joined without an answer yet"
-        return (
-            f"<div class='dpx-poll-tally' data-responses='{t.responses}' style='font-size:1.05em;margin:0.4em 0'>"
-            f"<b>Responses: {t.responses}</b> ({state}; {t.tokens} page(s) joined{waiting}) · "
-            f"raw 'yes' reports: {t.yes}/{t.responses} = {_pct(est.raw_fraction)} · "
-            f"<b>debiased estimate: {_pct(est.estimate_clipped)}</b>"
-            + (f" (unclipped {100 * est.estimate:.1f}%)" if t.responses and not 0 <= est.estimate <= 1 else "")
-            + f" · 95% interval [{_pct(est.low)}, {_pct(est.high)}]</div>"
-            "<div style='color:#555;font-size:0.85em'>One answer per page view is enforced by the database and "
-            "the page: a page joins once and sends once. A reload or another browser is a new page view and can "
-            "answer again: compare the responses with the number of students in the room.</div>")
 
     def check_now(self) -> Tally:
         """Read the tally once and update the class view if it changed (the watcher thread calls this)."""
@@ -487,7 +373,7 @@ class ClassPoll(Dashboard):
         if old is None or (t.responses, t.yes, t.tokens, t.info.is_open) != (old.responses, old.yes, old.tokens,
                                                                             old.info.is_open):
             self._tally = t
-            self._tally_html.value = self._tally_text(t)
+            self._tally_html.value = pages.tally_html(t)
             self.update_times.append((t.responses, time.time()))
             if old is None or (t.responses, t.yes) != (old.responses, old.yes):
                 self.refresh("tally")
@@ -553,14 +439,14 @@ class ClassPoll(Dashboard):
             if n:
                 fig.add_trace(go.Scatter(x=[est.raw_fraction], y=["raw 'yes' reports"], mode="markers",
                                          marker={"size": 14, "color": color_for(1)},
-                                         name=f"raw 'yes' fraction {_pct(est.raw_fraction)} [measured]"))
+                                         name=f"raw 'yes' fraction {pages.pct(est.raw_fraction)} [measured]"))
                 fig.add_trace(go.Scatter(
                     x=[est.estimate_clipped], y=["true fraction (debiased)"], mode="markers",
                     marker={"size": 14, "color": color_for(0)},
                     error_x={"type": "data", "symmetric": False, "array": [est.high - est.estimate_clipped],
                              "arrayminus": [est.estimate_clipped - est.low], "thickness": 3, "width": 10},
-                    name=f"debiased estimate {_pct(est.estimate_clipped)}, 95% interval [{_pct(est.low)}, "
-                         f"{_pct(est.high)}] [exact Clopper–Pearson, mapped]"))
+                    name=f"debiased estimate {pages.pct(est.estimate_clipped)}, 95% interval [{pages.pct(est.low)}, "
+                         f"{pages.pct(est.high)}] [exact Clopper–Pearson, mapped]"))
             else:
                 fig.add_trace(go.Scatter(x=[0.0, 1.0], y=["true fraction (debiased)"] * 2, mode="lines",
                                          line={"color": color_for(0), "width": 3},
@@ -576,7 +462,7 @@ class ClassPoll(Dashboard):
         if panel == "shrink":
             f = est.estimate_clipped if n else 0.5
             ns = np.unique(np.round(np.geomspace(5, 2000, 30)).astype(int))
-            fig = base_figure(f"Interval half-width for a class whose true fraction is {_pct(f)}"
+            fig = base_figure(f"Interval half-width for a class whose true fraction is {pages.pct(f)}"
                               + (" (this class's estimate)" if n else ""), "number of students",
                               "half-width of the 95% interval", log_x=True, height=340)
             for i, e in enumerate((eps / 2, eps, 2 * eps)):
@@ -636,7 +522,7 @@ class ClassPoll(Dashboard):
 
     # -- student ----------------------------------------------------------------------
     def _build_student(self) -> None:
-        self._question_html = widgets.HTML(_HIDE_GUIDE_CSS)
+        self._question_html = widgets.HTML(pages.HIDE_GUIDE_CSS)
         self.code_input = widgets.Text(placeholder="join code, e.g. K7MQ2X", layout=widgets.Layout(width="14em"))
         self.code_input.add_class("dpx-poll-code-input")
         self.join_button = widgets.Button(description="Join", button_style="primary")
@@ -707,18 +593,7 @@ class ClassPoll(Dashboard):
         self._coin_seed = None
         self._join_row.layout.display = "none"
         self.code_input.disabled = self.join_button.disabled = True
-        d = poll_stats.deniability(info.epsilon)
-        self._question_html.value = _HIDE_GUIDE_CSS + (
-            f"<div style='font-size:1.2em;margin:0.3em 0'><b>{html.escape(info.question)}</b></div>"
-            f"<div class='dpx-poll-deniability' style='max-width:60em'>Poll <code>{info.code}</code> · ε = "
-            f"{_epsilon_text(info.epsilon)}. Before anything is sent, a biased coin <b>in this page's kernel</b> flips "
-            f"your answer with probability μ = 1/(e<sup>ε</sup> + 1) = <b>{d.flip_probability:.1%}</b>. Only the "
-            f"result is sent; your true answer is never sent and never stored. Whatever you report, anyone's odds on "
-            f"your true answer change by a factor of at most e<sup>ε</sup> = <b>{d.likelihood_ratio:.2f}</b>: someone "
-            f"who thought yes and no equally likely would, after seeing your report, believe it is your true "
-            f"answer with probability {d.posterior_same:.1%} — never certainty.</div>"
-            "<div style='color:#555;font-size:0.85em'>This page answers once. You see no other student's answer; "
-            "the class's estimate is on the instructor's screen.</div>")
+        self._question_html.value = pages.joined_html(info)
         self._answer_box.layout.display = None
 
     def flip_coin(self) -> None:
@@ -740,14 +615,7 @@ class ClassPoll(Dashboard):
         if (bit != x) != (u < mu):  # pragma: no cover - guards the claim on the page
             raise RuntimeError("coin display out of step with randomized_response")
         self._coin = {"bit": bit}
-        said = "Yes" if bit else "No"
-        self._coin_html.value = (
-            f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
-            f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
-            f"<b class='dpx-poll-report'>{said}</b>.</div>"
-            "<div style='color:#555;font-size:0.85em'>This page has one coin: pressing Flip again shows the same "
-            "coin, so nobody can re-roll until the report says what they want (that would make the report the "
-            "true answer and break its deniability).</div>")
+        self._coin_html.value = pages.coin_html(u, mu, bit, x)
         self.send_button.disabled = False
         self._clear_messages()
 
@@ -782,11 +650,5 @@ class ClassPoll(Dashboard):
                          f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
             self._clear_messages()
             return
-        d = poll_stats.deniability(self.poll.epsilon)
-        said = "Yes" if bit else "No"
-        self._finish(
-            f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done — sent: {said}</b> (the "
-            f"randomized answer). Anyone who sees it learns only that your true answer is {said.lower()} with "
-            f"probability {d.posterior_same:.1%} against {d.flip_probability:.1%} (starting from 50/50): odds of "
-            f"{d.likelihood_ratio:.2f} to 1. Your true answer was never sent; you can close this page.</div>")
+        self._finish(pages.sent_html(bit, self.poll.epsilon))
         self._clear_messages()

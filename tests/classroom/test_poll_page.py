@@ -2,6 +2,7 @@
 student's coin, one answer per page view, the class view, Binder. Hostile clients (issues 25, 31) are
 in test_poll_hostile.py."""
 
+import re
 import sqlite3
 
 import pytest
@@ -184,3 +185,35 @@ def test_one_coin_per_page_pressing_flip_again_shows_the_same_coin(teacher, stor
     s.answer.value = "No"  # the same coin applied to the other answer gives the other report
     s.flip_coin()
     assert s._coin["bit"] == 1 - first[0]
+
+
+def test_the_epsilon_list_quotes_the_true_flip_probabilities():
+    """Issue 25.1: ε from a short list (not 1.77407 off a log slider); each label's percentage is recomputed."""
+    import math
+    import re
+
+    from dpexplore.core import flip_probability
+    from dpexplore.ui.poll import EPSILON_CHOICES
+
+    assert [v for _, v in EPSILON_CHOICES] == [0.5, 1.0, math.log(3), 2.0, 3.0, 5.0]
+    for label, eps in EPSILON_CHOICES:
+        shown = float(re.search(r"\(([^%]*?)([0-9.]+)%", label).group(2))
+        decimals = len(str(shown).split(".")[1]) if "." in str(shown) and not str(shown).endswith(".0") else 0
+        assert round(100 * flip_probability(eps), decimals) == shown, label
+
+
+def test_a_typed_epsilon_is_used_and_a_bad_one_is_refused(store):
+    t = ClassPoll(query_string="teach=1", store=store, render=False)
+    t.question.value = "Q?"
+    for bad, msg in [("abc", "must be a number in \\[0.05, 10\\]"),
+                     ("20", "typed ε must be a finite number &gt;= 0.05 and &lt;= 10; got 20.0"),
+                     ("nan", "typed ε must be a finite number"), ("1" * 40, "got 40 characters")]:
+        t.epsilon_typed.value = bad
+        t._guard(t.create_poll)
+        assert re.search(msg, _errors(t)) and t.poll is None, bad
+    t.epsilon_typed.value = " 0.8 "
+    t._guard(t.create_poll)
+    try:
+        assert t.poll.epsilon == 0.8 and "ε = 0.8" in t._links.value
+    finally:
+        t.stop_watching()
