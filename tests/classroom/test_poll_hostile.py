@@ -9,7 +9,6 @@ on an assertion: the counts quoted in the comments are what the old code gave.
 import sqlite3
 import time
 
-import ipywidgets.widgets.widget as ipw_widget
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -17,22 +16,11 @@ pytest.importorskip("ipywidgets")
 from dpexplore.classroom import PollStore  # noqa: E402
 from dpexplore.ui.poll import ClassPoll  # noqa: E402
 
+from .. import widget_protocol as wp  # noqa: E402
+from ..widget_protocol import client_click as click  # noqa: E402
+from ..widget_protocol import client_update as update  # noqa: E402
 
-class FakeIPython:
-    """Stands in for the kernel's shell: ipywidgets sends a traceback to the client through showtraceback()."""
-
-    def __init__(self):
-        self.tracebacks = 0
-
-    def showtraceback(self, *a, **k):
-        self.tracebacks += 1
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    ip = FakeIPython()
-    monkeypatch.setattr(ipw_widget, "get_ipython", lambda: ip)
-    return ip
+shell = wp.shell  # the fixture: a stand-in shell counting the tracebacks sent to the client
 
 
 @pytest.fixture
@@ -43,16 +31,6 @@ def store(tmp_path):
 @pytest.fixture
 def poll(store):
     return store.create_poll("Have you ever copied homework?", epsilon=1.0)
-
-
-def update(w, **state):
-    """A client's ``update`` message, delivered as the kernel's comm delivers it."""
-    w.comm.handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
-
-
-def click(w):
-    """A client's click: what the browser's button view sends, sendable for any button, shown or not."""
-    w.comm.handle_msg({"content": {"data": {"method": "custom", "content": {"event": "click"}}}, "buffers": []})
 
 
 def _responses(store, code):

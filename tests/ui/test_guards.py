@@ -2,25 +2,15 @@
 or disabled control (issue 31.4: ipywidgets checks neither ``disabled`` nor visibility)."""
 
 import ipywidgets as widgets
-import ipywidgets.widgets.widget as ipw_widget
-import pytest
 
 from dpexplore.ui import Control, Dashboard, Panel, guards
 from dpexplore.ui import figures as F
 
+from .. import widget_protocol as wp
+from ..widget_protocol import client_click as click
+from ..widget_protocol import client_update as update
 
-class Shell:
-    tracebacks = 0
-
-    def showtraceback(self, *a, **k):
-        self.tracebacks += 1
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    ip = Shell()
-    monkeypatch.setattr(ipw_widget, "get_ipython", lambda: ip)
-    return ip
+shell = wp.shell  # the fixture: a stand-in shell counting the tracebacks sent to the client
 
 
 class Board(Dashboard):
@@ -36,14 +26,6 @@ class Board(Dashboard):
 
     def audit_report(self, params, *, broken, runs, rng, progress=None):  # pragma: no cover - never run here
         raise AssertionError("the audit must not run")
-
-
-def click(w):
-    w.comm.handle_msg({"content": {"data": {"method": "custom", "content": {"event": "click"}}}, "buffers": []})
-
-
-def update(w, **state):
-    w.comm.handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
 
 
 def test_a_click_on_a_disabled_button_of_the_kit_is_refused(shell):
