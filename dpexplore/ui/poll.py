@@ -39,7 +39,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..classroom import stats as poll_stats
-from ..classroom.credentials import instructor_identity
+from ..classroom.credentials import in_voila_page, instructor_identity
 from ..classroom.links import student_link
 from ..classroom.store import (
     MAX_EPSILON,
@@ -48,8 +48,10 @@ from ..classroom.store import (
     MIN_CLOSE_MINUTES,
     MIN_EPSILON,
     AlreadyAnswered,
+    PollClosed,
     PollError,
     PollStore,
+    RateLimited,
     Tally,
     check_join_code,
 )
@@ -180,6 +182,8 @@ class ClassPoll(Dashboard):
         client = self._env.get("HTTP_X_DPX_CLIENT", "")
         self.client = client[:200] if isinstance(client, str) and client else None
         wants_instructor = "join" not in wanted and ("teach" in wanted or "poll" in wanted or "secret" in wanted)
+        if query_string is None and not wanted and not in_voila_page(self._env):
+            wants_instructor = True  # JupyterLab or a script: the server's own user runs the notebook
         if wants_instructor and self.instructor is None:
             problems.append(f"This is the students' page: {html.escape(why)}.")
         self.mode = "instructor" if wants_instructor and self.instructor is not None else "student"
@@ -575,9 +579,10 @@ class ClassPoll(Dashboard):
             self._page_may_try()
             try:
                 info, token = self.store.join(code, client=self.client)
-            except PollError as exc:
-                if "wrong join codes from your address" not in str(exc) and "closed" not in str(exc):
-                    self._join_failures.append(time.monotonic())
+            except (RateLimited, PollClosed):
+                raise  # not a wrong code
+            except PollError:
+                self._join_failures.append(time.monotonic())  # a malformed or unknown code
                 raise
         except (PollError, TypeError) as exc:
             self._show_messages(errors=[f"Cannot join: {html.escape(str(exc))}"], replace=True)

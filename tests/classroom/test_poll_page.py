@@ -217,3 +217,14 @@ def test_a_typed_epsilon_is_used_and_a_bad_one_is_refused(store):
         assert t.poll.epsilon == 0.8 and "ε = 0.8" in t._links.value
     finally:
         t.stop_watching()
+
+
+def test_outside_voila_the_notebook_opens_on_the_instructor_page(store, monkeypatch):
+    """JupyterLab or a script: the server's own user runs the notebook; in Voila the same call is a student page."""
+    for k in ("QUERY_STRING", "SERVER_SOFTWARE", "VOILA_PREHEAT", "VOILA_KERNEL_ID", "VOILA_REQUEST_URL",
+              "VOILA_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    t = ClassPoll(store=store, render=False)
+    assert t.mode == "instructor" and t.instructor == "local" and t._form.layout.display != "none"
+    monkeypatch.setenv("SERVER_SOFTWARE", "voila/0.5.13")
+    assert ClassPoll(store=store, render=False).mode == "student"
