@@ -226,3 +226,52 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
     print(f"\n{STUDENTS} students: pages opened in {open_s:.1f} s; submit -> class view update: median "
           f"{statistics.median(latencies):.2f} s, min {min(latencies):.2f} s, max {max(latencies):.2f} s; "
           f"{sum(r != t for r, t in zip(reports, truths))} of {STUDENTS} answers flipped by the coin")
+
+
+def test_preheated_kernels_get_the_instructor_grant_and_the_client_address(tmp_path):
+    """Under ``--preheat`` the request's variables reach a pooled kernel later, over Voila's request-info
+    socket: the instructor page and the student page both come from the pool, each with what it needs."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.credentials import ensure_instructor_token
+    from dpexplore.serve import merge_options, preheat_options
+
+    token = ensure_instructor_token(tmp_path)
+    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(tmp_path)}
+    extra = merge_options(preheat_options(ROOT / "notebooks", 1, [PAGE]), ["--LimitedKernelManager.pool_fill_quiet=5"])
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=extra, env=env) as srv, sync_playwright() as p:
+        deadline = time.time() + 180
+        while "is filled with 1 kernel(s)" not in srv.log():
+            assert time.time() < deadline, srv.log()[-3000:]
+            time.sleep(0.5)
+        browser = launch_browser(p)
+        contexts, js_errors = [], []
+        try:
+            teacher = _new_page(browser, contexts, js_errors)
+            teacher.goto(f"{srv.url}/voila/render/{PAGE}?instructor={token}", wait_until="commit", timeout=180_000)
+            _wait_rendered(teacher)
+            teacher.locator(".dpx-poll-question textarea").fill("Pooled?")
+            teacher.locator(".dpx-poll-create").click()
+            teacher.locator(".dpx-poll-code").wait_for(timeout=60_000)
+            code = teacher.locator(".dpx-poll-code").inner_text().strip()
+            deadline = time.time() + 180
+            while srv.log().count("is filled with 1 kernel(s)") < 2:  # refilled after the instructor took one
+                assert time.time() < deadline, srv.log()[-3000:]
+                time.sleep(0.5)
+            student = _new_page(browser, contexts, js_errors)
+            student.goto(f"{srv.url}/voila/render/{PAGE}?join={code}", wait_until="commit", timeout=180_000)
+            _wait_rendered(student)
+            student.locator(".dpx-poll-flip").wait_for(timeout=120_000)
+        finally:
+            for ctx in contexts:
+                ctx.close()
+            browser.close()
+        assert len(re.findall(r"Using pre-heated kernel", srv.log())) >= 2, srv.log()[-3000:]
+    assert not js_errors, js_errors
+    con = sqlite3.connect(tmp_path / "polls.sqlite3")
+    try:
+        assert con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone() == ("launcher",)
+        assert con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone() == (1,)
+    finally:
+        con.close()
