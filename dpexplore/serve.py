@@ -197,12 +197,26 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
     else:
         print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
-    # run from the repository root so Voila reads its voila.json (settings + hardening)
-    # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
-    env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir,
-           "DPEXPLORE_POLL_DIR": a.poll_dir}  # and every kernel opens the same class-poll database
-    code = run_forwarding_signals(voila_command(nb.resolve(), a.host, a.port, extra), cwd=nb.resolve().parent,
-                                  env=env)
+    try:
+        # run from the repository root so Voila reads its voila.json (settings + hardening)
+        # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once
+        env = {**os.environ, "DPEXPLORE_CACHE_DIR": "" if a.cache_dir == "off" else a.cache_dir,
+               "DPEXPLORE_POLL_DIR": a.poll_dir}  # and every kernel opens the same class-poll database
+        # the class poll: students' links name the LAN address; creating a poll needs the instructor link
+        from .classroom.credentials import CredentialError, ensure_instructor_token, instructor_link
+        from .classroom.links import PUBLIC_URL_ENV, lan_address
+
+        public = f"http://{lan_address() if a.host in ('0.0.0.0', '') else a.host}:{a.port}"
+        env[PUBLIC_URL_ENV] = public
+        try:
+            print(f"  class poll, instructor link (do not project it): "
+                  f"{instructor_link(public, ensure_instructor_token(a.poll_dir))}\n", flush=True)
+        except (OSError, CredentialError) as exc:
+            print(f"  class poll: no instructor link ({exc}); polls cannot be created from pages", flush=True)
+        code = run_forwarding_signals(voila_command(nb.resolve(), a.host, a.port, extra),
+                                      cwd=nb.resolve().parent, env=env)
+    except KeyboardInterrupt:
+        return 0
     return 0 if code in (0, -signal.SIGTERM, -signal.SIGINT) else code
 
 

@@ -2,13 +2,23 @@
 
 :mod:`~dpexplore.classroom.store` keeps polls in a SQLite database shared by every kernel of one
 server (only randomized bits and timestamps; never a true answer); :mod:`~dpexplore.classroom.stats`
-turns the tally into a debiased estimate with an interval, and says how deniable one answer is.
-The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
+turns the tally into a debiased estimate with an interval, and says how deniable one answer is;
+:mod:`~dpexplore.classroom.credentials` says who may create a poll (the launcher's instructor link, or a
+registered source such as a hub's instructors group); :mod:`~dpexplore.classroom.links` gives the
+students' link and its QR code. The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
 """
 
+from .credentials import (
+    CredentialError,
+    ensure_instructor_token,
+    instructor_identity,
+    register_instructor_source,
+)
+from .links import StudentLink, qr_svg, student_link
 from .stats import (
     Deniability,
     PollEstimate,
+    check_poll_epsilon,
     deniability,
     estimate_fraction,
     exact_coverage,
@@ -25,6 +35,7 @@ from .store import (
     PollInfo,
     PollLimitReached,
     PollStore,
+    RateLimited,
     Tally,
     UnknownPoll,
     check_join_code,
@@ -33,8 +44,9 @@ from .store import (
 )
 
 __all__ = [
-    "AlreadyAnswered", "BadSecret", "Deniability", "PollClosed", "PollCreated", "PollError", "PollEstimate",
-    "PollInfo", "PollLimitReached", "PollStore", "Tally", "UnknownPoll", "check_join_code", "check_secret",
-    "default_poll_dir", "deniability", "estimate_fraction", "exact_coverage", "interval_halfwidth",
-    "simulate_class", "simulated_coverage",
+    "AlreadyAnswered", "BadSecret", "CredentialError", "Deniability", "PollClosed", "PollCreated", "PollError",
+    "PollEstimate", "PollInfo", "PollLimitReached", "PollStore", "RateLimited", "StudentLink", "Tally", "UnknownPoll",
+    "check_join_code", "check_poll_epsilon", "check_secret", "default_poll_dir", "deniability",
+    "ensure_instructor_token", "estimate_fraction", "exact_coverage", "instructor_identity", "interval_halfwidth",
+    "qr_svg", "register_instructor_source", "simulate_class", "simulated_coverage", "student_link",
 ]

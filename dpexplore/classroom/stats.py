@@ -34,10 +34,43 @@ from ..core.randomized_response import flip_probability, randomized_response
 from ..core.validation import check_epsilon, check_int, check_probability, check_real
 
 __all__ = ["PollEstimate", "Deniability", "estimate_fraction", "deniability", "simulate_class",
-           "interval_halfwidth", "exact_coverage", "simulated_coverage", "MAX_SIMULATED_STUDENTS"]
+           "interval_halfwidth", "exact_coverage", "simulated_coverage", "check_poll_epsilon", "MAX_SIMULATED_STUDENTS",
+           "MIN_MEANINGFUL_EPSILON", "MAX_MEANINGFUL_EPSILON", "MAX_HALFWIDTH_POINTS"]
 
 #: largest class a simulation draws (students × classes)
 MAX_SIMULATED_STUDENTS = 10_000_000
+#: most class sizes :func:`interval_halfwidth` evaluates in one call
+MAX_HALFWIDTH_POINTS = 10_000
+#: above this ε the flip probability 1/(e^ε + 1) is below 1e-300: that is no randomization, and no
+#: sentence about "how deniable" an answer is means anything (ln(1e300) ≈ 690.78)
+MAX_MEANINGFUL_EPSILON = math.log(1e300)
+#: below this ε, 1 − 2μ = tanh(ε/2) < 5e-7: every answer is a fair coin and the class's fraction cannot
+#: be estimated (the debiasing divides by 1 − 2μ)
+MIN_MEANINGFUL_EPSILON = 1e-6
+
+
+def check_poll_epsilon(epsilon: object, name: str = "epsilon") -> float:
+    """Validate the ε of a randomized-response answer: a number a student can be told something about.
+
+    Examples
+    --------
+    >>> check_poll_epsilon(1)
+    1.0
+    >>> check_poll_epsilon(800)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be in [1e-06, 690.8]: ... is below 1e-300, which is no randomization at all; got 800
+    """
+    eps = check_epsilon(epsilon, name)
+    if eps > MAX_MEANINGFUL_EPSILON:
+        raise ValueError(f"{name} must be in [{MIN_MEANINGFUL_EPSILON:g}, {MAX_MEANINGFUL_EPSILON:.1f}]: at {name} = "
+                         f"{eps:g} the flip probability 1/(e^{name} + 1) is below 1e-300, which is no randomization "
+                         f"at all; got {epsilon!r}")
+    if eps < MIN_MEANINGFUL_EPSILON:
+        raise ValueError(f"{name} must be in [{MIN_MEANINGFUL_EPSILON:g}, {MAX_MEANINGFUL_EPSILON:.1f}]: at {name} = "
+                         f"{eps:g} every answer is (within 5e-7) a fair coin, so nothing about the class can be "
+                         f"estimated; got {epsilon!r}")
+    return eps
 
 
 @dataclass(frozen=True)
@@ -101,7 +134,7 @@ def estimate_fraction(yes: int, n: int, *, epsilon: float, confidence: float = 0
     """
     n = check_int(n, "n", low=0, high=MAX_SIMULATED_STUDENTS)
     yes = check_int(yes, "yes", low=0, high=n)
-    eps = check_epsilon(epsilon)
+    eps = check_poll_epsilon(epsilon)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
     mu = flip_probability(eps)
     if n == 0:
@@ -152,9 +185,9 @@ def deniability(epsilon: float, prior: float = 0.5) -> Deniability:
     >>> round(d.likelihood_ratio, 6), round(d.posterior_yes_given_yes, 6), round(d.posterior_yes_given_no, 6)
     (3.0, 0.75, 0.25)
     """
-    eps = check_epsilon(epsilon)
+    eps = check_poll_epsilon(epsilon)
     q = check_probability(prior, "prior", open_low=True, open_high=True)
-    lr = math.exp(min(eps, 700.0))
+    lr = math.exp(eps)
     odds = q / (1 - q)
     return Deniability(eps, lr, flip_probability(eps), q, odds * lr / (1 + odds * lr), (odds / lr) / (1 + odds / lr))
 
@@ -177,6 +210,7 @@ def simulate_class(true_fraction: float, n: int, *, epsilon: float, classes: int
     classes = check_int(classes, "classes", low=1)
     if n * classes > MAX_SIMULATED_STUDENTS:
         raise ValueError(f"n * classes must be <= {MAX_SIMULATED_STUDENTS}; got {n} * {classes} = {n * classes}")
+    check_poll_epsilon(epsilon)
     gen = as_generator(rng)
     truth = (gen.random((classes, n)) < pi).astype(np.int8)
     reports = randomized_response(truth, epsilon, rng=gen).bits
@@ -196,15 +230,25 @@ def interval_halfwidth(n, *, epsilon: float, true_fraction: float = 0.5, confide
     >>> bool(w[0] > w[1] > w[2])
     True
     """
-    ns = np.atleast_1d(np.asarray(n))
-    if ns.size > 10_000:
-        raise ValueError(f"n must have at most 10000 entries; got {ns.size}")
+    if isinstance(n, (bool, np.bool_)) or (isinstance(n, np.ndarray) and n.dtype == bool):
+        raise TypeError(f"n must be a class size or a 1-D sequence of class sizes; got {n!r:.40} of type bool")
+    try:
+        ns = np.atleast_1d(np.asarray(n))
+    except ValueError as exc:  # ragged nested sequences
+        raise TypeError(f"n must be a class size or a 1-D sequence of class sizes; got a ragged sequence ({exc})") \
+            from None
+    if ns.ndim != 1:
+        raise TypeError(f"n must be a class size or a 1-D sequence of class sizes; got an array of shape {ns.shape}")
+    if ns.size > MAX_HALFWIDTH_POINTS:
+        raise ValueError(f"n must have at most {MAX_HALFWIDTH_POINTS} entries; got {ns.size}")
+    if ns.size and not (np.issubdtype(ns.dtype, np.integer) or np.issubdtype(ns.dtype, np.floating)):
+        raise TypeError(f"n must hold integer class sizes; got dtype {ns.dtype}")
     pi = check_probability(true_fraction, "true_fraction")
-    mu = flip_probability(check_epsilon(epsilon))
+    mu = flip_probability(check_poll_epsilon(epsilon))
     p = mu + (1 - 2 * mu) * pi
     out = []
-    for m in ns:
-        m = check_int(int(m), "n", low=1, high=MAX_SIMULATED_STUDENTS)
+    for i, m in enumerate(ns.tolist()):
+        m = check_int(m, f"n[{i}]", low=1, high=MAX_SIMULATED_STUDENTS)
         r = estimate_fraction(int(round(p * m)), m, epsilon=epsilon, confidence=confidence)
         out.append((r.high - r.low) / 2)
     return np.asarray(out)
@@ -241,7 +285,7 @@ def exact_coverage(true_fraction: float, n: int, *, epsilon: float, confidence: 
 
     pi = check_probability(true_fraction, "true_fraction")
     n = check_int(n, "n", low=1, high=100_000)
-    mu = flip_probability(check_epsilon(epsilon))
+    mu = flip_probability(check_poll_epsilon(epsilon))
     model = _check_model(model)
     k = np.arange(n + 1)
     low, high = _interval_arrays(k, n, mu, confidence)
@@ -275,6 +319,7 @@ def simulated_coverage(true_fraction: float, n: int, *, epsilon: float, classes:
     n = check_int(n, "n", low=1, high=100_000)
     classes = check_int(classes, "classes", low=1)
     model = _check_model(model)
+    check_poll_epsilon(epsilon)
     if n * classes > MAX_SIMULATED_STUDENTS:
         raise ValueError(f"n * classes must be <= {MAX_SIMULATED_STUDENTS}; got {n} * {classes}")
     gen = as_generator(rng)
@@ -287,5 +332,5 @@ def simulated_coverage(true_fraction: float, n: int, *, epsilon: float, classes:
         truth[:, :m] = 1
         target = m / n
     reports = randomized_response(truth, epsilon, rng=gen).bits.sum(axis=1)
-    low, high = _interval_arrays(reports, n, flip_probability(check_epsilon(epsilon)), confidence)
+    low, high = _interval_arrays(reports, n, flip_probability(check_poll_epsilon(epsilon)), confidence)
     return int(((low <= target) & (target <= high)).sum()), classes

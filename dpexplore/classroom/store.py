@@ -13,10 +13,17 @@ What is stored, and only that:
 
 * ``polls``: join code, SHA-256 of the instructor secret, question text, ε, created / closing /
   expiry times;
-* ``tokens``: one random token per student page view (issued when the page opens), with its time;
+* ``tokens``: one random token per student page view (issued when the page joins), with its time;
+* ``join_failures``: a keyed hash of the client address of each failed join, with its time, kept for
+  the rate limit's window only (:attr:`PollStore.failed_join_limit`);
 * ``responses``: the **randomized** bit and a timestamp, bound to a token by a ``UNIQUE``
   constraint (one answer per page view). The student's true answer never reaches this module:
   :meth:`PollStore.submit` takes a bit that the student's kernel already randomized.
+
+Who may do what: :meth:`PollStore.create_poll` takes the creator's identity (the page passes what
+:func:`dpexplore.classroom.credentials.instructor_identity` found; a student page has none) and counts
+open polls per creator; :meth:`PollStore.join` rate-limits token issue per poll and failed joins per
+client address.
 
 Expired polls (and their tokens and responses) are deleted by :meth:`PollStore.purge_expired`,
 which every poll creation and every student join calls; until then an expired poll answers like an
@@ -41,21 +48,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.validation import check_epsilon, check_real
+import numpy as np
+
+from ..core.validation import check_epsilon, check_int, check_real
 
 __all__ = [
     "SCHEMA_VERSION", "MAX_QUESTION_CHARS", "MAX_OPEN_POLLS", "MAX_RESPONSES_PER_POLL", "MAX_TOKENS_PER_POLL",
-    "MAX_LIFETIME_HOURS", "DEFAULT_LIFETIME_HOURS", "MAX_EPSILON", "MIN_EPSILON",
+    "MAX_LIFETIME_HOURS", "DEFAULT_LIFETIME_HOURS", "MIN_LIFETIME_HOURS", "MIN_CLOSE_MINUTES", "MAX_EPSILON",
+    "MIN_EPSILON", "MAX_OPEN_POLLS_PER_CREATOR", "TOKEN_RATE", "FAILED_JOIN_RATE", "RateLimited",
     "PollError", "UnknownPoll", "PollClosed", "AlreadyAnswered", "PollLimitReached", "BadSecret",
     "PollCreated", "PollInfo", "Tally", "PollStore", "default_poll_dir", "check_join_code", "check_secret",
 ]
 
-#: version of the tables below; a database with another version is refused (no silent migration)
-SCHEMA_VERSION = 1
+#: version of the tables below; version 1 (no creator, no join failures) is upgraded in one transaction,
+#: any other version is refused (no silent migration)
+SCHEMA_VERSION = 2
 #: longest question text (characters)
 MAX_QUESTION_CHARS = 300
 #: most polls open at once on one server (each create counts until its poll expires)
 MAX_OPEN_POLLS = 50
+#: most polls one creator (an instructor identity) may have open at once
+MAX_OPEN_POLLS_PER_CREATOR = 10
 #: most responses one poll accepts
 MAX_RESPONSES_PER_POLL = 2000
 #: most student page views (tokens) one poll issues — bounds what reloading can do to the table
@@ -63,6 +76,12 @@ MAX_TOKENS_PER_POLL = 4 * MAX_RESPONSES_PER_POLL
 #: longest life of a poll, after which it and all its rows are deleted (hours)
 MAX_LIFETIME_HOURS = 24.0
 DEFAULT_LIFETIME_HOURS = 3.0
+#: shortest life of a poll (hours) and shortest closing time (minutes): anything shorter cannot be used in class
+MIN_LIFETIME_HOURS = 0.25
+MIN_CLOSE_MINUTES = 1.0
+#: default rate limits (count, window in seconds): tokens issued per poll, failed joins per client address
+TOKEN_RATE = (240, 60.0)
+FAILED_JOIN_RATE = (20, 60.0)
 #: ε range a poll accepts (randomized response at ε = 10 flips 1 answer in 22 000: barely private)
 MIN_EPSILON, MAX_EPSILON = 0.05, 10.0
 
@@ -97,6 +116,10 @@ class PollLimitReached(PollError):
 
 class BadSecret(PollError):
     """The instructor secret does not match this poll."""
+
+
+class RateLimited(PollError):
+    """Too many joins (per poll) or failed joins (per client address) in the rate limit's window."""
 
 
 def default_poll_dir() -> Path:
@@ -146,6 +169,24 @@ def _check_token(token: object) -> str:
 
 def _hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii")).hexdigest()
+
+
+_CREATOR_RE = re.compile(r"[A-Za-z0-9_.:@\-]{1,80}")
+
+
+def _check_creator(creator: object) -> str:
+    if not isinstance(creator, str):
+        raise TypeError(f"creator must be a string; got {type(creator).__name__}")
+    if not _CREATOR_RE.fullmatch(creator):
+        raise PollError(f"creator must be 1 to 80 characters from A-Z, a-z, 0-9 and '_.:@-'; got {creator[:40]!r}")
+    return creator
+
+
+def _check_rate(rate: object, name: str) -> tuple[int, float]:
+    if not isinstance(rate, tuple) or len(rate) != 2:
+        raise TypeError(f"{name} must be a (count, seconds) tuple; got {rate!r}")
+    return (check_int(rate[0], f"{name}[0]", low=1, high=1_000_000),
+            check_real(rate[1], f"{name}[1]", low=0.0, high=86_400.0, low_open=True))
 
 
 def _check_question(question: object) -> str:
@@ -218,6 +259,12 @@ class PollStore:
         Folder of ``polls.sqlite3`` (created with mode 0700 if missing).
     clock : callable, optional
         Returns the current time in seconds (tests pass a fake clock).
+    token_rate : (int, float)
+        At most this many tokens per poll in any window of this many seconds (:meth:`join`).
+    failed_join_rate : (int, float)
+        At most this many failed joins per client address in any such window; then every join from
+        that address is refused until the window has passed (a correct code too: otherwise guessing
+        would go on).
 
     Examples
     --------
@@ -231,7 +278,11 @@ class PollStore:
     (1, 1, 1)
     """
 
-    def __init__(self, directory: str | os.PathLike | None = None, *, clock=time.time) -> None:
+    def __init__(self, directory: str | os.PathLike | None = None, *, clock=time.time,
+                 token_rate: tuple[int, float] = TOKEN_RATE,
+                 failed_join_rate: tuple[int, float] = FAILED_JOIN_RATE) -> None:
+        self.token_rate = _check_rate(token_rate, "token_rate")
+        self.failed_join_rate = _check_rate(failed_join_rate, "failed_join_rate")
         self.directory = Path(directory) if directory is not None else default_poll_dir()
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path = self.directory / "polls.sqlite3"
@@ -286,6 +337,9 @@ class PollStore:
             row = con.execute("SELECT version FROM schema_version").fetchone()
             if row is None:
                 con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif row[0] == 1:  # version 1 -> 2: polls get a creator; the new tables and index come below
+                con.execute("ALTER TABLE polls ADD COLUMN creator TEXT NOT NULL DEFAULT 'unknown'")
+                con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:
                 raise RuntimeError(f"{self.path} has poll schema version {row[0]}; this dpexplore uses "
                                    f"{SCHEMA_VERSION}. Delete the file (polls are temporary) or use another "
@@ -298,7 +352,8 @@ class PollStore:
                 created_at REAL NOT NULL,
                 closes_at REAL,
                 expires_at REAL NOT NULL,
-                closed INTEGER NOT NULL DEFAULT 0)""")
+                closed INTEGER NOT NULL DEFAULT 0,
+                creator TEXT NOT NULL DEFAULT 'unknown')""")
             con.execute("""CREATE TABLE IF NOT EXISTS tokens (
                 token TEXT PRIMARY KEY,
                 code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
@@ -311,6 +366,16 @@ class PollStore:
                 received_at REAL NOT NULL)""")
             con.execute("CREATE INDEX IF NOT EXISTS responses_code ON responses(code)")
             con.execute("CREATE INDEX IF NOT EXISTS tokens_code ON tokens(code)")
+            con.execute("CREATE INDEX IF NOT EXISTS tokens_code_time ON tokens(code, issued_at)")
+            con.execute("CREATE INDEX IF NOT EXISTS polls_creator ON polls(creator)")
+            con.execute("""CREATE TABLE IF NOT EXISTS join_failures (
+                id INTEGER PRIMARY KEY,
+                client TEXT NOT NULL,
+                at REAL NOT NULL)""")
+            con.execute("CREATE INDEX IF NOT EXISTS join_failures_client ON join_failures(client, at)")
+            con.execute("CREATE TABLE IF NOT EXISTS salt (value TEXT NOT NULL)")
+            if con.execute("SELECT count(*) FROM salt").fetchone()[0] == 0:
+                con.execute("INSERT INTO salt (value) VALUES (?)", (secrets.token_hex(16),))
 
     def schema_version(self) -> int:
         """The schema version stored in the database."""
@@ -324,10 +389,12 @@ class PollStore:
             return self._purge(con)
 
     def _purge(self, con: sqlite3.Connection) -> int:
-        return con.execute("DELETE FROM polls WHERE expires_at <= ?", (self._clock(),)).rowcount
+        now = self._clock()
+        con.execute("DELETE FROM join_failures WHERE at <= ?", (now - self.failed_join_rate[1],))
+        return con.execute("DELETE FROM polls WHERE expires_at <= ?", (now,)).rowcount
 
     def create_poll(self, question: str, *, epsilon: float, closes_in_minutes: float | None = None,
-                    lifetime_hours: float = DEFAULT_LIFETIME_HOURS) -> PollCreated:
+                    lifetime_hours: float = DEFAULT_LIFETIME_HOURS, creator: str = "local") -> PollCreated:
         """Create a poll; return its join code (public) and secret (the instructor's, shown once).
 
         Parameters
@@ -337,20 +404,25 @@ class PollStore:
         epsilon : float
             Randomized-response ε of every answer, in [MIN_EPSILON, MAX_EPSILON].
         closes_in_minutes : float, optional
-            Stop accepting answers after this many minutes (default: open until it expires).
+            Stop accepting answers after this many minutes, at least ``MIN_CLOSE_MINUTES`` (default:
+            open until it expires).
         lifetime_hours : float
-            Delete the poll and its rows after this many hours (at most ``MAX_LIFETIME_HOURS``).
+            Delete the poll and its rows after this many hours, in [MIN_LIFETIME_HOURS, MAX_LIFETIME_HOURS].
+        creator : str
+            Who creates it (an instructor identity, e.g. ``"launcher"`` or ``"hub:alice"``); at most
+            ``MAX_OPEN_POLLS_PER_CREATOR`` polls per creator are open at once.
         """
         text = _check_question(question)
         eps = check_epsilon(epsilon)
         if not MIN_EPSILON <= eps <= MAX_EPSILON:
             raise PollError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {eps!r}")
-        life = check_real(lifetime_hours, "lifetime_hours", low=0.0, high=MAX_LIFETIME_HOURS, low_open=True)
+        life = check_real(lifetime_hours, "lifetime_hours", low=MIN_LIFETIME_HOURS, high=MAX_LIFETIME_HOURS)
+        who = _check_creator(creator)
         now = self._clock()
         expires = now + life * 3600.0
         closes = None
         if closes_in_minutes is not None:
-            minutes = check_real(closes_in_minutes, "closes_in_minutes", low=0.0, high=life * 60.0, low_open=True)
+            minutes = check_real(closes_in_minutes, "closes_in_minutes", low=MIN_CLOSE_MINUTES, high=life * 60.0)
             closes = now + minutes * 60.0
         secret = secrets.token_urlsafe(SECRET_BYTES)
         with self._write() as con:
@@ -359,12 +431,16 @@ class PollStore:
             if n_open >= MAX_OPEN_POLLS:
                 raise PollLimitReached(f"this server already has {n_open} polls (the maximum is {MAX_OPEN_POLLS}); "
                                        "wait until one expires")
+            mine = con.execute("SELECT count(*) FROM polls WHERE creator = ?", (who,)).fetchone()[0]
+            if mine >= MAX_OPEN_POLLS_PER_CREATOR:
+                raise PollLimitReached(f"{who} already has {mine} polls on this server (the maximum per instructor "
+                                       f"is {MAX_OPEN_POLLS_PER_CREATOR}); delete one or wait until one expires")
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
                     con.execute("INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, closes_at, "
-                                "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (code, _hash_secret(secret), text, eps, now, closes, expires))
+                                "expires_at, creator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                (code, _hash_secret(secret), text, eps, now, closes, expires, who))
                     break
                 except sqlite3.IntegrityError:  # 32^6 ≈ 1e9 codes, at most 50 live: a clash is rare
                     continue
@@ -390,23 +466,79 @@ class PollStore:
             return self._info(con, code)
 
     def issue_token(self, code: str) -> str:
-        """Issue one student token for this poll (call once when a student page opens).
+        """Issue one student token for this poll: :meth:`join` without a client address."""
+        return self.join(code)[1]
+
+    def _client_key(self, con: sqlite3.Connection, client: str) -> str:
+        salt = con.execute("SELECT value FROM salt").fetchone()[0]  # the address itself is never stored
+        return hmac.new(salt.encode(), client.encode(errors="replace"), hashlib.sha256).hexdigest()
+
+    def join(self, code: object, *, client: str | None = None) -> tuple[PollInfo, str]:
+        """Join a poll: its public facts and one new student token (a page calls this once).
 
         The token lives in that page's kernel; :meth:`submit` accepts one answer per token.
+
+        Parameters
+        ----------
+        code : str
+            The join code, as typed or taken from the URL (checked here).
+        client : str, optional
+            The client's address (the page's kernel learns it from the server, see
+            :mod:`dpexplore.hosting.instructor`). A failed join (a malformed or unknown code) is
+            counted against it; after ``failed_join_rate[0]`` failures within ``failed_join_rate[1]``
+            seconds every join from it is refused until the window has passed.
+
+        Raises
+        ------
+        RateLimited
+            Too many failed joins from this client, or too many tokens for this poll in the window.
+        UnknownPoll, PollClosed, PollLimitReached, PollError
         """
-        code = check_join_code(code)
+        if client is not None and (not isinstance(client, str) or len(client) > 200):
+            raise TypeError(f"client must be a string of at most 200 characters; got {type(client).__name__}")
+        if not client:  # nothing to count a malformed code against: refuse it before any query
+            code = check_join_code(code)
         token = secrets.token_urlsafe(SECRET_BYTES)
+        failure: PollError | None = None
         with self._write() as con:
             self._purge(con)
-            info = self._info(con, code)
-            if not info.is_open:
-                raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
-            issued = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
-            if issued >= MAX_TOKENS_PER_POLL:
-                raise PollLimitReached(f"poll {code} has had {issued} student page views (the maximum is "
-                                       f"{MAX_TOKENS_PER_POLL})")
-            con.execute("INSERT INTO tokens (token, code, issued_at) VALUES (?, ?, ?)", (token, code, self._clock()))
-        return token
+            now = self._clock()
+            key = self._client_key(con, client) if client else None
+            if key is not None:
+                limit, window = self.failed_join_rate
+                failed = con.execute("SELECT count(*), min(at) FROM join_failures WHERE client = ? AND at > ?",
+                                     (key, now - window)).fetchone()
+                if failed[0] >= limit:
+                    wait = max(1, math.ceil(failed[1] + window - now))
+                    raise RateLimited(f"too many wrong join codes from your address ({failed[0]} in {window:g} s); "
+                                      f"try again in {wait} s")
+            try:
+                code = check_join_code(code)
+                info = self._info(con, code)
+            except UnknownPoll as exc:
+                failure = exc
+            except PollError as exc:  # malformed: counted too (a guesser may send anything)
+                failure = exc
+            if failure is not None:
+                if key is not None:
+                    con.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", (key, now))
+            else:
+                if not info.is_open:
+                    raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
+                limit, window = self.token_rate
+                recent = con.execute("SELECT count(*) FROM tokens WHERE code = ? AND issued_at > ?",
+                                     (code, now - window)).fetchone()[0]
+                if recent >= limit:
+                    raise RateLimited(f"poll {code} is being joined very fast ({recent} joins in {window:g} s, the "
+                                      f"limit is {limit}); try again in a few seconds")
+                issued = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+                if issued >= MAX_TOKENS_PER_POLL:
+                    raise PollLimitReached(f"poll {code} has had {issued} student page views (the maximum is "
+                                           f"{MAX_TOKENS_PER_POLL})")
+                con.execute("INSERT INTO tokens (token, code, issued_at) VALUES (?, ?, ?)", (token, code, now))
+        if failure is not None:
+            raise failure
+        return info, token
 
     def submit(self, code: str, token: str, randomized_bit: int) -> None:
         """Store one randomized bit for this token (a second answer with the same token is refused).
@@ -428,7 +560,12 @@ class PollStore:
         """
         code = check_join_code(code)
         token = _check_token(token)
-        if isinstance(randomized_bit, bool) or randomized_bit not in (0, 1):
+        if isinstance(randomized_bit, (bool, np.bool_)) or not isinstance(randomized_bit, (int, np.integer)):
+            shown = (f"array of shape {randomized_bit.shape}" if isinstance(randomized_bit, np.ndarray)
+                     else f"{randomized_bit!r:.40}")
+            raise TypeError(f"randomized_bit must be the integer 0 or 1; got {shown} of type "
+                            f"{type(randomized_bit).__name__}")
+        if randomized_bit not in (0, 1):
             raise PollError(f"randomized_bit must be 0 or 1; got {randomized_bit!r}")
         with self._write() as con:
             info = self._info(con, code)
@@ -449,35 +586,49 @@ class PollStore:
                 raise AlreadyAnswered("this page has already answered this poll (one answer per page view); "
                                       "the server refused the second answer") from None
 
-    def _check_secret(self, con: sqlite3.Connection, code: str, secret: str) -> None:
+    def _check_secret(self, con: sqlite3.Connection, code: str, secret: str | None, creator: str | None = None) -> None:
+        """The poll's secret, or (``secret=None``) its creator's identity, must match."""
+        if secret is None:
+            row = con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone()
+            if creator is None or row is None or not hmac.compare_digest(row[0].encode(), creator.encode()):
+                raise BadSecret(f"poll {code} was not created by this instructor (or there is no such poll)")
+            return
         row = con.execute("SELECT secret_sha256 FROM polls WHERE code = ?", (code,)).fetchone()
         stored = row[0] if row else _hash_secret("x" * 32)  # compare anyway: same work for unknown codes
         if not hmac.compare_digest(stored, _hash_secret(secret)) or row is None:
             raise BadSecret(f"the instructor secret does not match poll {code} (or there is no such poll)")
 
-    def tally(self, code: str, secret: str) -> Tally:
-        """Aggregate counts of a poll; needs the poll's secret (checked in constant time)."""
-        code, secret = check_join_code(code), check_secret(secret)
+    def _auth_args(self, code: str, secret: str | None, creator: str | None) -> tuple[str, str | None, str | None]:
+        code = check_join_code(code)
+        if secret is None and creator is None:
+            raise TypeError("give the poll's secret or its creator's identity")
+        return code, (None if secret is None else check_secret(secret)), (
+            None if creator is None else _check_creator(creator))
+
+    def tally(self, code: str, secret: str | None = None, *, creator: str | None = None) -> Tally:
+        """Aggregate counts of a poll; needs the poll's secret (checked in constant time) or, with
+        ``secret=None``, the identity of its creator (an instructor page re-opened by its creator)."""
+        code, secret, creator = self._auth_args(code, secret, creator)
         with self._read() as con:
-            self._check_secret(con, code, secret)
+            self._check_secret(con, code, secret, creator)
             info = self._info(con, code)
             n, yes, last = con.execute("SELECT count(*), coalesce(sum(randomized_bit), 0), max(received_at) "
                                        "FROM responses WHERE code = ?", (code,)).fetchone()
             tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
         return Tally(info=info, responses=int(n), yes=int(yes), tokens=int(tokens), last_response_at=last)
 
-    def close_poll(self, code: str, secret: str) -> None:
+    def close_poll(self, code: str, secret: str | None = None, *, creator: str | None = None) -> None:
         """Stop accepting answers (the tally stays readable until the poll expires)."""
-        code, secret = check_join_code(code), check_secret(secret)
+        code, secret, creator = self._auth_args(code, secret, creator)
         with self._write() as con:
-            self._check_secret(con, code, secret)
+            self._check_secret(con, code, secret, creator)
             con.execute("UPDATE polls SET closed = 1 WHERE code = ?", (code,))
 
-    def delete_poll(self, code: str, secret: str) -> None:
+    def delete_poll(self, code: str, secret: str | None = None, *, creator: str | None = None) -> None:
         """Delete a poll with all its tokens and responses now."""
-        code, secret = check_join_code(code), check_secret(secret)
+        code, secret, creator = self._auth_args(code, secret, creator)
         with self._write() as con:
-            self._check_secret(con, code, secret)
+            self._check_secret(con, code, secret, creator)
             con.execute("DELETE FROM polls WHERE code = ?", (code,))
 
 

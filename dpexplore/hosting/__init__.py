@@ -100,9 +100,10 @@ def install_voila_mitigations() -> bool:
     refusal, tab-close shutdown, page tracking). Returns True if Voila's websocket handler module was
     found and patched.
     """
-    from . import connections, patches
+    from . import connections, instructor, patches
 
     patches.install()
+    instructor.install()  # after patches: it wraps their render handler (the instructor credential)
     connections.install()
     try:
         from voila.tornado import kernel_websocket_handler as handler

@@ -38,7 +38,7 @@ import plotly.graph_objects as go
 import dpexplore
 from dpexplore.core.experiment import experiment_progress
 
-from . import resync
+from . import guards, resync
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
@@ -709,6 +709,10 @@ class Dashboard(widgets.VBox):
                         del state[k]
                     if bad:
                         self._note_now(f"Ignored a non-finite value for {html.escape(', '.join(bad))}.")
+                why = guards.refusal(self, w, msg)  # a click/change on a disabled or hidden control
+                if why is not None:
+                    guards.note_refusal(self, w, why, _server_log)
+                    return
                 inner(w, msg)
             except Exception as exc:  # noqa: BLE001 - see _guard_widgets
                 self._callback_failed(exc)

@@ -1,30 +1,36 @@
-"""The live class poll (notebook ``06_class_poll.ipynb``): one page, three modes chosen by the URL.
+"""The live class poll (notebook ``06_class_poll.ipynb``): a student page first, an instructor page
+for the instructor only.
 
-* no poll parameter — **instructor, new poll**: type a question, pick ε and an optional closing
-  time, press *Create poll*; the page shows the join code, the students' link and the instructor's
-  own (secret) link, then becomes the class view;
-* ``?poll=CODE&secret=SECRET`` — **instructor, class view** of an existing poll (after a reload);
+* no parameter — **student, landing**: a field for the join code the instructor projects;
 * ``?join=CODE`` — **student**: answer yes/no, watch the coin flip in this page's kernel, send only
-  the randomized bit, read how deniable it is.
+  the randomized bit, read how deniable it is; after Send the page is done (nothing stays active);
+* ``?teach=1`` — **instructor, new poll** (only with an instructor credential, see
+  :mod:`dpexplore.classroom.credentials`: the launcher's instructor link, or code run outside Voila):
+  type a question, choose ε from a short list or type it, optionally a closing time, *Create poll*;
+  the page becomes the **class view**: join code, QR code and short link to project, the tally;
+* ``?poll=CODE`` — the class view again, for the instructor who created it (no secret in the URL).
 
 The class view polls the database in a background thread (every :attr:`ClassPoll.poll_interval`
 seconds, for at most the poll's lifetime) and redraws when the tally changes: no reload.
 
-Every URL parameter is hostile: the query string's length, the join code's and the secret's format
-are checked before any database query; a bad one gives a message in the page.
+Every byte from the browser is hostile: the query string's length and the join code's format are
+checked before any database query; one page joins once; failed joins are rate-limited per page
+(:attr:`ClassPoll.failed_join_limit`) and per client address (in the store); clicks on hidden or
+disabled buttons and changes of disabled inputs are refused server side (:mod:`dpexplore.ui.guards`);
+no widget of the page sends a traceback to the client.
 """
 
 from __future__ import annotations
 
+import collections
 import html
 import math
 import os
-import re
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode
 
@@ -33,55 +39,49 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..classroom import stats as poll_stats
+from ..classroom.credentials import in_voila_page, instructor_identity
+from ..classroom.links import student_link
 from ..classroom.store import (
+    MAX_EPSILON,
     MAX_LIFETIME_HOURS,
     MAX_QUESTION_CHARS,
+    MIN_CLOSE_MINUTES,
     MIN_EPSILON,
+    AlreadyAnswered,
+    PollClosed,
     PollError,
     PollStore,
+    RateLimited,
     Tally,
     check_join_code,
-    check_secret,
 )
 from ..core.random import as_generator
 from ..core.randomized_response import flip_probability, randomized_response
+from ..core.validation import check_real
+from . import poll_pages as pages
 from .controls import Control
-from .dashboard import _ERROR_STYLE, _NOTE_STYLE, Dashboard, Panel, _preheated, wait_for_request
+from .dashboard import (
+    Dashboard,
+    Panel,
+    _preheated,
+    _server_log,
+    wait_for_request,
+)
 from .figures import base_figure, color_for, message_figure
 
-__all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS"]
+__all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS", "EPSILON_CHOICES"]
+
+on_binder = pages.on_binder
 
 #: longest query string the page reads at all
 MAX_QUERY_CHARS = 2000
-_POLL_KEYS = ("join", "poll", "secret")
-_HOST_RE = re.compile(r"[a-z0-9.\-]{1,253}|\[[0-9a-f:.]{2,45}\]")
-
-BINDER_NOTE = (
-    "<b>You are on Binder.</b> Binder gives every visitor their own container, so your students' pages "
-    "cannot reach this poll's database: a shared poll needs a <b>shared server</b> — run "
-    "<code>python -m dpexplore.serve --host 0.0.0.0</code> on a machine the class can reach, or use a "
-    "JupyterHub. Here you can still try both pages yourself."
-)
-
-
-def on_binder(environ: Mapping[str, str] | None = None) -> bool:
-    """True inside a Binder container (repo2docker sets ``BINDER_*`` variables there)."""
-    env = os.environ if environ is None else environ
-    return any(k in env for k in ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "BINDER_LAUNCH_HOST", "BINDER_REPO_URL"))
-
-
-def _pct(x: float) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
-
-
-def _box(kind: str, text: str) -> str:
-    style = _ERROR_STYLE if kind == "error" else _NOTE_STYLE
-    word = "<b>Error.</b> " if kind == "error" else ""
-    return f"<div class='dpx-{kind}' style='{style}'>{word}{text}</div>"
-
-
+_POLL_KEYS = ("join", "poll", "secret", "teach")
+#: the ε a poll offers in its list (typing another value in [MIN_EPSILON, MAX_EPSILON] is possible)
+EPSILON_CHOICES = (("0.5 (a flip in 38% of answers)", 0.5), ("1 (27%)", 1.0),
+                   ("ln 3 ≈ 1.10 (25%: odds 3 to 1)", math.log(3)), ("2 (12%)", 2.0), ("3 (4.7%)", 3.0),
+                   ("5 (0.7%)", 5.0))
 class ClassPoll(Dashboard):
-    """A live randomized-response class poll (see the module docstring for the three modes).
+    """A live randomized-response class poll (see the module docstring for the modes).
 
     Parameters
     ----------
@@ -89,6 +89,9 @@ class ClassPoll(Dashboard):
         Default ``$QUERY_STRING`` (Voila passes the URL's query there).
     store : PollStore, optional
         Default: ``PollStore()`` in ``$DPEXPLORE_POLL_DIR``.
+    environ : mapping, optional
+        Where the instructor credential, the client address and the page's address are read
+        (default ``os.environ``: Voila puts the request's variables there).
     **kwargs
         Passed to :class:`~dpexplore.ui.dashboard.Dashboard`.
 
@@ -97,7 +100,7 @@ class ClassPoll(Dashboard):
     >>> import tempfile
     >>> from dpexplore.classroom import PollStore
     >>> store = PollStore(tempfile.mkdtemp())
-    >>> teacher = ClassPoll(query_string="", store=store, render=False)
+    >>> teacher = ClassPoll(query_string="teach=1", store=store, render=False)
     >>> teacher.question.value = "Have you ever copied homework?"
     >>> teacher.create_poll()
     >>> code = teacher.poll.code
@@ -120,8 +123,9 @@ class ClassPoll(Dashboard):
              "JASA 60 (1965); the ε-DP reading: Dwork &amp; Roth, <i>The Algorithmic Foundations of Differential "
              "Privacy</i> (2014), §3.2.")
     controls = [
-        Control("epsilon", "ε (per answer)", "log", 1.0, MIN_EPSILON, 5.0, step=0.05,
-                help="ε of every student's randomized response; fixed once the poll is created"),
+        Control("epsilon", "ε (per answer)", "choice", 1.0, options=EPSILON_CHOICES,
+                help="ε of every student's randomized response (the flip probability in brackets); fixed once "
+                     "the poll is created"),
         Control("truth", "simulated true yes-fraction", "float", 0.3, 0.0, 1.0, step=0.05,
                 help="the known truth of the simulated classes (reveal the simulation)"),
         Control("reveal", "reveal the simulation", "bool", False),
@@ -145,16 +149,20 @@ class ClassPoll(Dashboard):
     poll_interval: ClassVar[float] = 1.0
     #: simulated classes in the reveal panel
     simulated_classes: ClassVar[int] = 40
+    #: failed joins one page may make in a window of this many seconds: (count, seconds)
+    failed_join_limit: ClassVar[tuple[int, float]] = (5, 60.0)
 
-    def __init__(self, *, query_string: str | None = None, store: PollStore | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, query_string: str | None = None, store: PollStore | None = None,
+                 environ: Mapping[str, str] | None = None, **kwargs: Any) -> None:
         if query_string is None and _preheated():
             # a preheated kernel: the poll to join is in the URL, so wait for the page before building
-            # (the imports are done; a late page past the wait opens the instructor's view, as without ?join)
+            # (the imports are done; a late page past the wait opens the student's landing page)
             try:
                 wait_for_request(float(os.environ.get("DPEXPLORE_PREHEAT_WAIT", "150")))
             except ValueError:
                 wait_for_request(150.0)
-        qs = os.environ.get("QUERY_STRING", "") if query_string is None else query_string
+        self._env = os.environ if environ is None else environ
+        qs = self._env.get("QUERY_STRING", "") if query_string is None else query_string
         problems: list[str] = []
         wanted: dict[str, str] = {}
         rest: list[tuple[str, str]] = []
@@ -168,15 +176,25 @@ class ClassPoll(Dashboard):
                     problems.append(f"URL parameter {html.escape(key)} given twice: using the first.")
                     continue
                 wanted[key] = value
-            else:
+            elif key != "instructor":  # the server exchanges ?instructor= for a cookie; never read here
                 rest.append((key, value))
-        self.mode = "student" if "join" in wanted else "instructor"
-        self.poll = None  # PollCreated-like facts of the live poll (instructor) or PollInfo (student)
+        self.instructor, why = instructor_identity(self._env)
+        client = self._env.get("HTTP_X_DPX_CLIENT", "")
+        self.client = client[:200] if isinstance(client, str) and client else None
+        wants_instructor = "join" not in wanted and ("teach" in wanted or "poll" in wanted or "secret" in wanted)
+        if query_string is None and not wanted and not in_voila_page(self._env):
+            wants_instructor = True  # JupyterLab or a script: the server's own user runs the notebook
+        if wants_instructor and self.instructor is None:
+            problems.append(f"This is the students' page: {html.escape(why)}.")
+        self.mode = "instructor" if wants_instructor and self.instructor is not None else "student"
+        self.poll = None  # PollInfo of the live poll (instructor) or of the joined poll (student)
         self._secret: str | None = None
         self._tally: Tally | None = None
         self._token: str | None = None
         self._coin: dict[str, Any] | None = None
         self._coin_seed: int | None = None  # one coin per page token: drawn at the first flip, never re-drawn
+        self._done = False  # the student page has sent (or can no longer send): nothing stays active
+        self._join_failures: collections.deque[float] = collections.deque()
         self._refresh_lock = threading.RLock()
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -193,169 +211,173 @@ class ClassPoll(Dashboard):
         super().__init__(query_string=urlencode(rest), **kwargs)
         self._poll_messages = widgets.HTML(layout=widgets.Layout(min_height="0"))
         self._poll_messages.add_class("dpx-poll-messages")
-        header, controls_box, status, message_box, *others = self.children
-        footer = others[-1]
-        binder = [widgets.HTML(_box("note", BINDER_NOTE))] if on_binder() else []
-        notes = [html.escape(p) for p in problems]
+        binder = [widgets.HTML(pages.box("note", pages.BINDER_NOTE))] if pages.on_binder(self._env) else []
+        notes = [html.escape(p) for p in problems if not p.startswith("This is the students' page")]
+        notes += [p for p in problems if p.startswith("This is the students' page")]  # already escaped
         if store_error:
             notes.append(store_error)
+        header = self.children[0]
         if self.mode == "student":
             self._build_student()
-            self.children = [header, *binder, self._poll_messages, self._student_box, message_box, footer]
+            footer = widgets.HTML(pages.student_footer_html())
+            self.children = [header, *binder, self._poll_messages, self._student_box, self._message_box, footer]
             self._show_messages(errors=notes)
-            if self.store is not None:
-                self._join(wanted.get("join", ""))
-            extra = sorted(set(wanted) - {"join"})
+            if "join" in wanted and self.store is not None:
+                self._join(wanted["join"])
+            else:
+                self._join_row.layout.display = None  # the landing page: type the projected code
+            extra = sorted(set(wanted) - {"join", "teach", "poll", "secret"})
             if extra:
                 self._show_messages(notes=[f"URL parameter(s) {', '.join(extra)} ignored on a student page."])
         else:
             self._build_instructor()
-            self.children = [header, *binder, self._poll_messages, self._instructor_box, controls_box, status,
-                             message_box, *others]
+            body = [c for c in self.children[1:] if c is not self.teaching]  # no view link: it has no code
+            self.children = [header, *binder, self._poll_messages, self._instructor_box, *body]
             self._show_messages(errors=notes)
-            if "join" not in wanted and ("poll" in wanted or "secret" in wanted) and self.store is not None:
-                self._reopen(wanted.get("poll", ""), wanted.get("secret", ""))
+            if "secret" in wanted:
+                self._show_messages(notes=["Links with <code>secret=</code> are no longer used (they leaked into "
+                                           "logs and Referer headers): the poll's creator re-opens its class view "
+                                           "with <code>?poll=CODE</code>."])
+            if "poll" in wanted and self.store is not None:
+                self._reopen(wanted["poll"])
+        self._guard_widgets()  # the poll's own widgets too: no traceback, no click on a hidden/disabled button
 
-    # -- messages ---------------------------------------------------------------------
+    # -- messages and actions ---------------------------------------------------------------
     def _show_messages(self, *, errors: list[str] = (), notes: list[str] = (), replace: bool = False) -> None:
-        parts = [_box("error", e) for e in errors] + [_box("note", n) for n in notes]
+        parts = [pages.box("error", e) for e in errors] + [pages.box("note", n) for n in notes]
         self._poll_messages.value = ("" if replace else self._poll_messages.value) + "".join(parts)
 
     def _clear_messages(self) -> None:
         self._poll_messages.value = ""
+
+    def _act(self, fn: Callable[[], None], prefix: str = "") -> None:
+        """Run a button's action; a library error becomes a message in the page, anything else is logged
+        server side (:meth:`_callback_failed`): never a traceback to the client."""
+        try:
+            fn()
+        except (PollError, ValueError, TypeError) as exc:
+            self._show_messages(errors=[prefix + html.escape(str(exc))], replace=True)
+        except (sqlite3.Error, OSError) as exc:
+            self._show_messages(errors=[f"{prefix}the poll database failed ({html.escape(type(exc).__name__)}); "
+                                        "try again"], replace=True)
+        except Exception as exc:  # noqa: BLE001 - a callback error never reaches the client as a traceback
+            self._callback_failed(exc)
+
+    # keep the old names (tests and notebooks use them)
+    def _guard(self, fn) -> None:
+        self._act(fn)
+
+    _student_guard = _guard
 
     # -- instructor -------------------------------------------------------------------
     def _build_instructor(self) -> None:
         self.question = widgets.Textarea(placeholder="A yes/no question, e.g. 'Have you ever cheated in an exam?'",
                                          layout=widgets.Layout(width="40em", height="4em"))
         self.question.add_class("dpx-poll-question")
+        eps_widget = self.widgets["epsilon"]
+        for box in self.children:  # the ε list moves from the controls into the form
+            if isinstance(box, widgets.GridBox) and eps_widget in box.children:
+                box.children = [c for c in box.children if c is not eps_widget]
+        self.epsilon_typed = widgets.Text(placeholder="or type ε (0.05 to 10)", layout=widgets.Layout(width="14em"))
+        self.epsilon_typed.add_class("dpx-poll-epsilon-typed")
         self.closes_in = widgets.BoundedIntText(value=0, min=0, max=int(MAX_LIFETIME_HOURS * 60),
                                                 description="closes after (min, 0 = open until it expires)",
                                                 style={"description_width": "initial"},
                                                 layout=widgets.Layout(width="28em"))
         self.create_button = widgets.Button(description="Create poll", button_style="primary", icon="plus")
         self.create_button.add_class("dpx-poll-create")
-        self.create_button.on_click(lambda _: self._guard(self.create_poll))
+        self.create_button.on_click(lambda _: self._act(self.create_poll))
         self.close_button = widgets.Button(description="Close poll (stop accepting answers)",
                                            layout=widgets.Layout(width="auto"))
-        self.close_button.on_click(lambda _: self._guard(self.close_poll))
+        self.close_button.on_click(lambda _: self._act(self.close_poll))
         self._links = widgets.HTML()
+        self._copy = pages.copy_widget("")
         self._tally_html = widgets.HTML("<div class='dpx-poll-tally'>No poll yet.</div>")
         self._form = widgets.VBox([
-            widgets.HTML(f"<b>New poll.</b> Question (at most {MAX_QUESTION_CHARS} characters); ε is the slider "
-                         "below; every student's answer is randomized with it."),
-            self.question, widgets.HBox([self.closes_in, self.create_button])])
-        self._live = widgets.VBox([self._links, self._tally_html, self.close_button],
+            widgets.HTML(f"<b>New poll</b> (instructor: {html.escape(self.instructor or '')}). Question (at most "
+                         f"{MAX_QUESTION_CHARS} characters); every student's answer is randomized with ε."),
+            self.question, widgets.HBox([eps_widget, self.epsilon_typed]),
+            widgets.HBox([self.closes_in, self.create_button])])
+        self._live = widgets.VBox([self._links, self._copy, self._tally_html, self.close_button],
                                   layout=widgets.Layout(display="none"))
         self._instructor_box = widgets.VBox([self._form, self._live],
                                             layout=widgets.Layout(border="1px solid #ddd", padding="6px",
                                                                   margin="4px 0"))
 
-    def _guard(self, fn) -> None:
-        """Run a button's action; any library error becomes a message in the page, never a traceback."""
+    def _chosen_epsilon(self) -> float:
+        typed = self.epsilon_typed.value
+        if not isinstance(typed, str) or not typed.strip():
+            return float(self.params()["epsilon"])
+        text = typed.strip()
+        if len(text) > 24:
+            raise ValueError(f"the typed ε must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {len(text)} "
+                             "characters")
         try:
-            fn()
-        except (PollError, ValueError, TypeError) as exc:
-            self._show_messages(errors=[html.escape(str(exc))], replace=True)
-        except (sqlite3.Error, OSError) as exc:
-            self._show_messages(errors=[f"the poll database failed: {html.escape(type(exc).__name__)}: "
-                                        f"{html.escape(str(exc))}"], replace=True)
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"the typed ε must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got "
+                             f"{html.unescape(text[:24])!r}") from None
+        return check_real(value, "the typed ε", low=MIN_EPSILON, high=MAX_EPSILON)
 
     def create_poll(self) -> None:
-        """Create the poll from the form (the Create button calls this)."""
+        """Create the poll from the form (the Create button calls this); needs the instructor credential."""
         if self.store is None:
             raise PollError("no poll database (see the message above)")
+        if self.instructor is None:  # pragma: no cover - an instructor page exists only with one
+            raise PollError("creating a poll needs the instructor link")
         if self.poll is not None:
             raise PollError("this page already runs a poll; open the page again for a new one")
         minutes = self.closes_in.value
-        if not isinstance(minutes, int) or not 0 <= minutes <= MAX_LIFETIME_HOURS * 60:
-            raise PollError(f"closing time must be 0 to {int(MAX_LIFETIME_HOURS * 60)} minutes; got {minutes!r}")
-        eps = self.params()["epsilon"]
+        longest = int(MAX_LIFETIME_HOURS * 60)
+        if not isinstance(minutes, int) or not (minutes == 0 or MIN_CLOSE_MINUTES <= minutes <= longest):
+            raise PollError(f"closing time must be 0 (open until it expires) or {MIN_CLOSE_MINUTES:g} to "
+                            f"{int(MAX_LIFETIME_HOURS * 60)} minutes; got {minutes!r}")
         created = self.store.create_poll(self.question.value if isinstance(self.question.value, str) else None,
-                                         epsilon=eps, closes_in_minutes=minutes or None,
-                                         lifetime_hours=min(MAX_LIFETIME_HOURS, max(3.0, minutes / 60 + 1.0)))
+                                         epsilon=self._chosen_epsilon(), closes_in_minutes=minutes or None,
+                                         lifetime_hours=min(MAX_LIFETIME_HOURS, max(3.0, minutes / 60 + 1.0)),
+                                         creator=self.instructor)
         self._clear_messages()
         self._start_live(created.code, created.secret)
 
-    def _reopen(self, code: str, secret: str) -> None:
+    def _reopen(self, code: str) -> None:
         try:
-            code, secret = check_join_code(code), check_secret(secret)
-            self._start_live(code, secret)
+            self._start_live(check_join_code(code), None)
         except (PollError, TypeError) as exc:
             self._show_messages(errors=[f"Cannot open the class view: {html.escape(str(exc))}. You can create a "
                                         "new poll below."])
 
-    def _start_live(self, code: str, secret: str) -> None:
-        tally = self.store.tally(code, secret)  # checks the secret before anything is shown
-        self.poll, self._secret, self._tally = tally.info, secret, tally
-        eps_widget = self.widgets["epsilon"]
-        self._busy = True
+    def _read_tally(self, code: str) -> Tally:
+        if self._secret is not None:
+            return self.store.tally(code, self._secret)
+        return self.store.tally(code, creator=self.instructor)
+
+    def _start_live(self, code: str, secret: str | None) -> None:
+        self._secret = secret
         try:
-            eps_widget.value = tally.info.epsilon
-        finally:
-            self._busy = False
-        eps_widget.disabled = True
+            tally = self._read_tally(code)  # checks the secret or the creator before anything is shown
+        except BaseException:
+            self._secret = None
+            raise
+        self.poll, self._tally = tally.info, tally
         self._form.layout.display = "none"
         self._live.layout.display = None
-        self._links.value = self._links_html(code, secret, tally)
-        self._tally_html.value = self._tally_text(tally)
+        self._links.value = pages.links_html(code, tally, self._env)
+        link = student_link(code, self._env)
+        self._copy.text = link.full if link.full and not link.loopback_only else link.relative
+        self._tally_html.value = pages.tally_html(tally)
         self.update_times.append((tally.responses, time.time()))
         self.refresh("tally")
         self._watcher = threading.Thread(target=self._watch, name="poll-watch", daemon=True)
         self._watcher.start()
 
-    def _links_html(self, code: str, secret: str, tally: Tally) -> str:
-        script = os.environ.get("SCRIPT_NAME", "")
-        page = script.rsplit("/", 1)[-1] if script.endswith(".ipynb") else "06_class_poll.ipynb"
-        page = page if re.fullmatch(r"[\w.\-]{1,100}", page) else "06_class_poll.ipynb"
-        host = os.environ.get("SERVER_NAME", "").lower()
-        port = os.environ.get("SERVER_PORT", "")
-        full = ""
-        if script.startswith("/") and _HOST_RE.fullmatch(host) and (port == "" or port.isdigit()):
-            base = f"http://{host}{':' + port if port else ''}{html.escape(script)}"
-            full = f" — full address: <code>{html.escape(base)}?join={code}</code>"
-            if host in ("127.0.0.1", "localhost", "[::1]"):
-                full += (" (this machine only: for students on other machines, serve with "
-                         "<code>--host 0.0.0.0</code> and use this machine's network address)")
-        info = tally.info
-        closes = ("open until it expires" if info.closes_at is None else
-                  f"closes at {time.strftime('%H:%M', time.localtime(info.closes_at))}")
-        return (
-            f"<div style='font-size:1.1em'><b>Question:</b> {html.escape(info.question)}</div>"
-            f"<div>Join code <span class='dpx-poll-code' style='font-size:1.8em;font-family:monospace;"
-            f"letter-spacing:0.15em;font-weight:bold'>{code}</span> · ε = {info.epsilon:g} · {closes} · deleted at "
-            f"{time.strftime('%H:%M', time.localtime(info.expires_at))}</div>"
-            f"<div>Students open <a class='dpx-poll-join-link' href='{page}?join={code}' target='_blank' "
-            f"style='color:#0072B2;text-decoration:underline'>{page}?join={code}</a>{full}</div>"
-            f"<div style='color:#555;font-size:0.9em'>Your own link back to this class view (keep it to yourself: it "
-            f"holds the poll's secret): <a class='dpx-poll-instructor-link' href='{page}?poll={code}&amp;secret="
-            f"{secret}' style='color:#0072B2'>{page}?poll={code}&amp;secret=…</a></div>")
-
-    def _tally_text(self, t: Tally) -> str:
-        est = poll_stats.estimate_fraction(t.yes, t.responses, epsilon=t.info.epsilon)
-        state = "open" if t.info.is_open else "closed"
-        reloads = ""
-        if t.tokens > t.responses:
-            reloads = f" · {t.tokens - t.responses} page view(s) without an answer yet"
-        return (
-            f"<div class='dpx-poll-tally' data-responses='{t.responses}' style='font-size:1.05em;margin:0.4em 0'>"
-            f"<b>Responses: {t.responses}</b> ({state}; {t.tokens} student page view(s){reloads}) · "
-            f"raw 'yes' reports: {t.yes}/{t.responses} = {_pct(est.raw_fraction)} · "
-            f"<b>debiased estimate: {_pct(est.estimate_clipped)}</b>"
-            + (f" (unclipped {100 * est.estimate:.1f}%)" if t.responses and not 0 <= est.estimate <= 1 else "")
-            + f" · 95% interval [{_pct(est.low)}, {_pct(est.high)}]</div>"
-            "<div style='color:#555;font-size:0.85em'>One answer per student page view is enforced by the "
-            "database; a reload or a fresh browser is a new page view and can answer again. Compare the "
-            "responses with the number of students in the room.</div>")
-
     def check_now(self) -> Tally:
         """Read the tally once and update the class view if it changed (the watcher thread calls this)."""
-        t = self.store.tally(self.poll.code, self._secret)
+        t = self._read_tally(self.poll.code)
         old = self._tally
         if old is None or (t.responses, t.yes, t.tokens, t.info.is_open) != (old.responses, old.yes, old.tokens,
                                                                             old.info.is_open):
             self._tally = t
-            self._tally_html.value = self._tally_text(t)
+            self._tally_html.value = pages.tally_html(t)
             self.update_times.append((t.responses, time.time()))
             if old is None or (t.responses, t.yes) != (old.responses, old.yes):
                 self.refresh("tally")
@@ -371,9 +393,12 @@ class ClassPoll(Dashboard):
                 self._show_messages(errors=[f"The class view stopped: {html.escape(str(exc))}"], replace=True)
                 return
             except (sqlite3.Error, OSError) as exc:  # a locked or busy database: say so, try again
-                self._show_messages(errors=[f"reading the poll database failed ({html.escape(str(exc))}); "
+                self._show_messages(errors=[f"reading the poll database failed ({html.escape(type(exc).__name__)}); "
                                             "retrying"], replace=True)
                 continue
+            except Exception as exc:  # noqa: BLE001 - logged server side, the thread ends
+                _server_log(f"dpexplore: the class view's watcher stopped: {type(exc).__name__}: {exc}\n")
+                return
             if time.time() >= t.info.expires_at:
                 return
 
@@ -385,9 +410,12 @@ class ClassPoll(Dashboard):
 
     def close_poll(self) -> None:
         """Stop accepting answers (the Close button calls this)."""
-        if self.poll is None or self._secret is None:
+        if self.poll is None or self.mode != "instructor":
             raise PollError("there is no poll on this page")
-        self.store.close_poll(self.poll.code, self._secret)
+        if self._secret is not None:
+            self.store.close_poll(self.poll.code, self._secret)
+        else:
+            self.store.close_poll(self.poll.code, creator=self.instructor)
         self.check_now()
 
     def refresh(self, changed: str | None = None) -> None:
@@ -415,14 +443,14 @@ class ClassPoll(Dashboard):
             if n:
                 fig.add_trace(go.Scatter(x=[est.raw_fraction], y=["raw 'yes' reports"], mode="markers",
                                          marker={"size": 14, "color": color_for(1)},
-                                         name=f"raw 'yes' fraction {_pct(est.raw_fraction)} [measured]"))
+                                         name=f"raw 'yes' fraction {pages.pct(est.raw_fraction)} [measured]"))
                 fig.add_trace(go.Scatter(
                     x=[est.estimate_clipped], y=["true fraction (debiased)"], mode="markers",
                     marker={"size": 14, "color": color_for(0)},
                     error_x={"type": "data", "symmetric": False, "array": [est.high - est.estimate_clipped],
                              "arrayminus": [est.estimate_clipped - est.low], "thickness": 3, "width": 10},
-                    name=f"debiased estimate {_pct(est.estimate_clipped)}, 95% interval [{_pct(est.low)}, "
-                         f"{_pct(est.high)}] [exact Clopper–Pearson, mapped]"))
+                    name=f"debiased estimate {pages.pct(est.estimate_clipped)}, 95% interval [{pages.pct(est.low)}, "
+                         f"{pages.pct(est.high)}] [exact Clopper–Pearson, mapped]"))
             else:
                 fig.add_trace(go.Scatter(x=[0.0, 1.0], y=["true fraction (debiased)"] * 2, mode="lines",
                                          line={"color": color_for(0), "width": 3},
@@ -438,7 +466,7 @@ class ClassPoll(Dashboard):
         if panel == "shrink":
             f = est.estimate_clipped if n else 0.5
             ns = np.unique(np.round(np.geomspace(5, 2000, 30)).astype(int))
-            fig = base_figure(f"Interval half-width for a class whose true fraction is {_pct(f)}"
+            fig = base_figure(f"Interval half-width for a class whose true fraction is {pages.pct(f)}"
                               + (" (this class's estimate)" if n else ""), "number of students",
                               "half-width of the 95% interval", log_x=True, height=340)
             for i, e in enumerate((eps / 2, eps, 2 * eps)):
@@ -498,21 +526,26 @@ class ClassPoll(Dashboard):
 
     # -- student ----------------------------------------------------------------------
     def _build_student(self) -> None:
-        self._question_html = widgets.HTML()
+        self._question_html = widgets.HTML(pages.HIDE_GUIDE_CSS)
         self.code_input = widgets.Text(placeholder="join code, e.g. K7MQ2X", layout=widgets.Layout(width="14em"))
-        self.join_button = widgets.Button(description="Join")
+        self.code_input.add_class("dpx-poll-code-input")
+        self.join_button = widgets.Button(description="Join", button_style="primary")
+        self.join_button.add_class("dpx-poll-join")
         self.join_button.on_click(lambda _: self._join(self.code_input.value))
-        self._join_row = widgets.HBox([self.code_input, self.join_button], layout=widgets.Layout(display="none"))
+        self._join_row = widgets.VBox([
+            widgets.HTML("<div style='font-size:1.2em;margin:0.3em 0'><b>Join the class poll.</b> Type the join "
+                         "code your instructor shows (6 letters and digits), or scan the QR code.</div>"),
+            widgets.HBox([self.code_input, self.join_button])], layout=widgets.Layout(display="none"))
         self.answer = widgets.ToggleButtons(options=["Yes", "No"], value=None,
                                             description="Your true answer:", style={"description_width": "initial"})
         self.answer.add_class("dpx-poll-answer")
         self.flip_button = widgets.Button(description="Flip the coin", icon="refresh")
         self.flip_button.add_class("dpx-poll-flip")
-        self.flip_button.on_click(lambda _: self._student_guard(self.flip_coin))
+        self.flip_button.on_click(lambda _: self._act(self.flip_coin))
         self.send_button = widgets.Button(description="Send only the randomized answer", button_style="primary",
                                           disabled=True, layout=widgets.Layout(width="auto"))
         self.send_button.add_class("dpx-poll-send")
-        self.send_button.on_click(lambda _: self._student_guard(self.send))
+        self.send_button.on_click(lambda _: self._act(self.send))
         self._coin_html = widgets.HTML()
         self._coin_html.add_class("dpx-poll-coin")
         self._sent_html = widgets.HTML()
@@ -521,52 +554,57 @@ class ClassPoll(Dashboard):
                                          self._coin_html, self._sent_html], layout=widgets.Layout(display="none"))
         self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box],
                                          layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
+        self._student_box.add_class("dpx-poll-student")
 
-    def _student_guard(self, fn) -> None:
-        try:
-            fn()
-        except (PollError, ValueError, TypeError) as exc:
-            self._show_messages(errors=[html.escape(str(exc))], replace=True)
-        except (sqlite3.Error, OSError) as exc:
-            self._show_messages(errors=[f"the poll database failed: {html.escape(str(exc))}; try again"],
+    def _page_may_try(self) -> None:
+        """Refuse a join when this page has failed :attr:`failed_join_limit` times within its window."""
+        limit, window = self.failed_join_limit
+        now = time.monotonic()
+        while self._join_failures and self._join_failures[0] <= now - window:
+            self._join_failures.popleft()
+        if len(self._join_failures) >= limit:
+            wait = max(1, math.ceil(self._join_failures[0] + window - now))
+            raise PollError(f"too many wrong join codes from this page ({len(self._join_failures)} in "
+                            f"{window:g} s); try again in {wait} s")
+
+    def _join(self, code: object) -> None:
+        """Join a poll (the Join button and ``?join=`` call this): once per page, rate-limited when wrong."""
+        if self._token is not None or self._done:
+            self._show_messages(errors=[f"this page has joined poll {self.poll.code} already (one join per page)"],
                                 replace=True)
-
-    def _join(self, code: str) -> None:
+            return
         try:
-            code = check_join_code(code)
-            info = self.store.poll_info(code)
-            if not info.is_open:
-                raise PollError(f"poll {code} is closed: it no longer accepts answers")
-            token = self.store.issue_token(code)
+            if self.store is None:
+                raise PollError("no poll database (see the message above)")
+            self._page_may_try()
+            try:
+                info, token = self.store.join(code, client=self.client)
+            except (RateLimited, PollClosed):
+                raise  # not a wrong code
+            except PollError:
+                self._join_failures.append(time.monotonic())  # a malformed or unknown code
+                raise
         except (PollError, TypeError) as exc:
             self._show_messages(errors=[f"Cannot join: {html.escape(str(exc))}"], replace=True)
             self._join_row.layout.display = None
             return
         except (sqlite3.Error, OSError) as exc:
-            self._show_messages(errors=[f"Cannot join: the poll database failed ({html.escape(str(exc))})"],
-                                replace=True)
+            self._show_messages(errors=[f"Cannot join: the poll database failed ({html.escape(type(exc).__name__)}); "
+                                        "try again"], replace=True)
+            self._join_row.layout.display = None
             return
         self._clear_messages()
         self.poll, self._token = info, token
         self._coin_seed = None
         self._join_row.layout.display = "none"
-        d = poll_stats.deniability(info.epsilon)
-        self._question_html.value = (
-            f"<div style='font-size:1.2em;margin:0.3em 0'><b>{html.escape(info.question)}</b></div>"
-            f"<div class='dpx-poll-deniability' style='max-width:60em'>Poll <code>{info.code}</code> · ε = "
-            f"{info.epsilon:g}. Before anything is sent, a biased coin <b>in this page's kernel</b> flips your answer "
-            f"with probability μ = 1/(e<sup>ε</sup> + 1) = <b>{d.flip_probability:.1%}</b>. Only the result is "
-            f"sent; your true answer is never sent and never stored. Whatever you report, anyone's odds on your "
-            f"true answer change by a factor of at most e<sup>ε</sup> = <b>{d.likelihood_ratio:.2f}</b>: someone "
-            f"who thought yes and no equally likely would, after seeing your report, believe it is your true "
-            f"answer with probability {d.posterior_same:.1%} — never certainty.</div>"
-            "<div style='color:#555;font-size:0.85em'>This page can answer once (the database refuses a second "
-            "answer from it). You see no other student's answer; the class's estimate is on the instructor's "
-            "screen.</div>")
+        self.code_input.disabled = self.join_button.disabled = True
+        self._question_html.value = pages.joined_html(info)
         self._answer_box.layout.display = None
 
     def flip_coin(self) -> None:
         """Randomize the chosen answer (the Flip button calls this); nothing leaves the kernel yet."""
+        if self._done:
+            raise PollError("this page has sent its answer: it is done")
         if self.poll is None or self._token is None:
             raise PollError("join a poll first")
         if self.answer.value not in ("Yes", "No"):
@@ -582,32 +620,40 @@ class ClassPoll(Dashboard):
         if (bit != x) != (u < mu):  # pragma: no cover - guards the claim on the page
             raise RuntimeError("coin display out of step with randomized_response")
         self._coin = {"bit": bit}
-        said = "Yes" if bit else "No"
-        self._coin_html.value = (
-            f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
-            f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
-            f"<b class='dpx-poll-report'>{said}</b>.</div>"
-            "<div style='color:#555;font-size:0.85em'>This page has one coin: pressing Flip again shows the same "
-            "coin, so nobody can re-roll until the report says what they want (that would make the report the "
-            "true answer and break its deniability).</div>")
+        self._coin_html.value = pages.coin_html(u, mu, bit, x)
         self.send_button.disabled = False
         self._clear_messages()
 
+    def _finish(self, html_text: str) -> None:
+        """The page is done: every input disabled (and refused server side), the true answer forgotten."""
+        self._done = True
+        self._coin = None
+        self.answer.value = None  # forget the true answer in this kernel too
+        for w in (self.answer, self.flip_button, self.send_button, self.code_input, self.join_button):
+            w.disabled = True
+        self._coin_html.value = ""
+        self._sent_html.value = html_text
+
     def send(self) -> None:
-        """Send the randomized bit (the Send button calls this); the database refuses a second answer."""
+        """Send the randomized bit (the Send button calls this); one answer per page, then the page is done."""
+        if self._done:
+            raise PollError("this page has sent its answer already: it is done")
         if self._coin is None:
             raise PollError("flip the coin first")
         bit = self._coin["bit"]
-        self._coin = None  # one coin, one send attempt
-        self.send_button.disabled = True
-        self._coin_html.value = ""
-        self.answer.value = None  # forget the true answer in this kernel too
-        self.store.submit(self.poll.code, self._token, bit)
-        d = poll_stats.deniability(self.poll.epsilon)
-        said = "Yes" if bit else "No"
-        self._sent_html.value = (
-            f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Sent: {said}</b> (the randomized "
-            f"answer). Anyone who sees it learns only that your true answer is {said.lower()} with probability "
-            f"{d.posterior_same:.1%} against {d.flip_probability:.1%} (starting from 50/50): odds of "
-            f"{d.likelihood_ratio:.2f} to 1.</div>")
+        try:
+            self.store.submit(self.poll.code, self._token, bit)
+        except (sqlite3.Error, OSError):
+            raise  # a busy database: the coin stays, Send can be pressed again
+        except AlreadyAnswered:
+            self._finish("<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
+                         "had already sent its answer; you can close it.</div>")
+            self._clear_messages()
+            return
+        except PollError as exc:
+            self._finish(f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#8a4b00'><b>Not sent:</b> "
+                         f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
+            self._clear_messages()
+            return
+        self._finish(pages.sent_html(bit, self.poll.epsilon))
         self._clear_messages()

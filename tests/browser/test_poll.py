@@ -1,10 +1,19 @@
-"""The live class poll end to end in one Voila server: one instructor, 20 students (separate browser
-contexts), answers sent, the class view updating without a reload, a second answer refused, bad URL
-input reported in the page, and the database holding only randomized bits.
+"""The live class poll end to end in one Voila server (the repository's voila.json: the hardening and the
+instructor credential): one instructor and 8 students, each a separate browser context.
+
+* the instructor opens the launcher's instructor link: the server answers with a cookie and a redirect
+  to ``?teach=1`` (the token leaves the address bar); creates a poll with ε from the list; the class
+  view shows the join code, a QR code, the short link with the network address and a copy button
+  that copies a link *with* the code;
+* 6 students open the students' link, 2 the bare page and type the code (the landing page is theirs);
+  each answers; after Send every input is disabled and the page says it is done, with no status line,
+  no plot footer and no guide; the class view updates without a reload;
+* a visitor without the cookie gets a student page for ``?teach=1`` and ``?poll=CODE``; the instructor
+  re-opens the class view with ``?poll=CODE``; a bad join code gets a message;
+* the database holds only randomized bits, one per student.
 
 Light on a 2-core machine: students' pages are opened in small batches, answers are sent one at a
-time (so each submit-to-class-view latency is measured on its own), and the notebook imports no
-heavy package. Prints the median submit → class-view latency.
+time (so each submit-to-class-view latency is measured on its own). Prints the median latency.
 """
 
 import os
@@ -20,9 +29,11 @@ from .harness import JS_PLOT_SIG, JS_RENDERED, VoilaServer, launch_browser, requ
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
-STUDENTS = 20
+STUDENTS = 8
+TYPED = 2  # of them open the bare page and type the code
 BATCH = 4
 PAGE = "06_class_poll.ipynb"
+PUBLIC = "http://192.0.2.10:8866"  # what the launcher puts in $DPEXPLORE_PUBLIC_URL for --host 0.0.0.0
 SHOTS = Path(os.environ.get("DPEXPLORE_SCREENSHOTS", ROOT / "tests" / "browser" / "screenshots"))
 
 
@@ -47,11 +58,23 @@ def _responses_shown(page) -> int:
 @pytest.fixture(scope="module")
 def poll_server(tmp_path_factory):
     require_browser()
+    from dpexplore.classroom.credentials import ensure_instructor_token
+
     poll_dir = tmp_path_factory.mktemp("polls")
-    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(poll_dir)}
+    token = ensure_instructor_token(poll_dir)
+    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(poll_dir), "DPEXPLORE_PUBLIC_URL": PUBLIC}
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, env=env) as srv:
-        srv.poll_dir = poll_dir
+        srv.poll_dir, srv.token = poll_dir, token
         yield srv
+
+
+def _new_page(browser, contexts, js_errors, **ctx_kw):
+    ctx = browser.new_context(**ctx_kw)
+    contexts.append(ctx)
+    _route_loopback(ctx)
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: js_errors.append(str(e)))
+    return page
 
 
 def test_class_poll_end_to_end(poll_server, tmp_path):
@@ -60,50 +83,62 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
     srv = poll_server
     url = f"{srv.url}/voila/render/{PAGE}"
     js_errors: list[str] = []
-    truths = ["Yes" if i % 5 in (0, 1) else "No" for i in range(STUDENTS)]  # 8 yes, 12 no: known truth
+    truths = ["Yes" if i % 5 in (0, 1) else "No" for i in range(STUDENTS)]
     with sync_playwright() as p:
         browser = launch_browser(p)
         contexts = []
         try:
-            # -- the instructor creates a poll ------------------------------------------------
-            ictx = browser.new_context(viewport={"width": 1280, "height": 2400})
-            contexts.append(ictx)
-            _route_loopback(ictx)
-            teacher = ictx.new_page()
-            teacher.on("pageerror", lambda e: js_errors.append(str(e)))
-            teacher.goto(url, wait_until="commit", timeout=180_000)
+            # -- the instructor link: a cookie and a clean URL; then the poll is created -----------
+            teacher = _new_page(browser, contexts, js_errors, viewport={"width": 1280, "height": 2400})
+            teacher.goto(f"{url}?instructor={srv.token}", wait_until="commit", timeout=180_000)
             _wait_rendered(teacher)
+            assert teacher.url.endswith(f"{PAGE}?teach=1") and srv.token not in teacher.url
+            cookie = [c for c in teacher.context.cookies() if c["name"] == "dpx-instructor"]
+            assert cookie and cookie[0]["httpOnly"] and cookie[0]["sameSite"] == "Strict"
+            assert srv.token not in cookie[0]["value"]
+            assert "dpx-instructor" not in teacher.evaluate("() => document.cookie")  # HttpOnly
             teacher.locator(".dpx-poll-question textarea").fill("Have you ever copied someone's homework?")
+            teacher.locator(".dpx-ctl-epsilon select").select_option(label="ln 3 ≈ 1.10 (25%: odds 3 to 1)")
             teacher.locator(".dpx-poll-create").click()
             teacher.locator(".dpx-poll-code").wait_for(timeout=60_000)
             code = teacher.locator(".dpx-poll-code").inner_text().strip()
             assert re.fullmatch(r"[A-Z2-9]{6}", code), code
+            assert "ε = ln 3" in teacher.locator("body").inner_text()
             href = teacher.locator(".dpx-poll-join-link").get_attribute("href")
             assert href == f"{PAGE}?join={code}"
+            short = teacher.locator(".dpx-poll-short-link").inner_text()
+            assert short == f"{PUBLIC}/voila/render/{PAGE}?join={code}"
+            assert teacher.locator(".dpx-poll-qr svg").count() == 1
+            teacher.locator(".dpx-poll-copy").click()
+            teacher.wait_for_function("() => /\\?join=/.test(document.querySelector('.dpx-poll-copy-status')"
+                                      ".textContent)", timeout=10_000)
+            assert f"?join={code}" in teacher.locator(".dpx-poll-copy-status").inner_text()
+            assert "Project this box" in teacher.locator("body").inner_text()
             teacher.wait_for_function("() => /Responses: 0/.test(document.body.innerText)", timeout=60_000)
             teacher.wait_for_timeout(1500)  # let the first draw of the plots settle
             plots_before = teacher.evaluate(JS_PLOT_SIG)
 
-            # -- 20 students open the link, in small batches ---------------------------------
+            # -- students: most by the link, some by typing the code on the bare page -----------
             students = []
             t_open = time.perf_counter()
             for start in range(0, STUDENTS, BATCH):
                 batch = []
-                for _ in range(start, min(start + BATCH, STUDENTS)):
-                    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-                    contexts.append(ctx)
-                    _route_loopback(ctx)
-                    page = ctx.new_page()
-                    page.on("pageerror", lambda e: js_errors.append(str(e)))
-                    page.goto(f"{srv.url}/voila/render/{href}", wait_until="commit", timeout=180_000)
-                    batch.append(page)
-                for page in batch:
+                for i in range(start, min(start + BATCH, STUDENTS)):
+                    page = _new_page(browser, contexts, js_errors, viewport={"width": 1024, "height": 768})
+                    page.goto(f"{srv.url}/voila/render/{href if i >= TYPED else PAGE}", wait_until="commit",
+                              timeout=180_000)
+                    batch.append((i, page))
+                for i, page in batch:
                     _wait_rendered(page)
+                    if i < TYPED:  # the landing page is the student's: a field for the projected code
+                        assert page.locator(".dpx-poll-create").count() == 0
+                        page.locator(".dpx-poll-code-input input").fill(code.lower())
+                        page.locator(".dpx-poll-join").click()
                     page.locator(".dpx-poll-flip").wait_for(timeout=120_000)
-                students += batch
+                    students.append(page)
             open_s = time.perf_counter() - t_open
 
-            # -- each student answers; the class view must update by itself --------------------
+            # -- each student answers; the class view must update by itself ----------------------
             latencies, reports = [], []
             for i, (page, truth) in enumerate(zip(students, truths)):
                 assert "never sent and never stored" in page.locator(".dpx-poll-deniability").inner_text()
@@ -120,14 +155,17 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
                 page.locator(".dpx-poll-done").wait_for(timeout=30_000)
                 assert reports[-1] in page.locator(".dpx-poll-done").inner_text()
 
-            # -- a second answer from the same page is refused by the database ----------------------
-            again = students[0]
-            again.locator(".dpx-poll-answer button", has_text="Yes").click()
-            again.locator(".dpx-poll-flip").click()
-            again.locator(".dpx-poll-send:not([disabled])").wait_for(timeout=30_000)
-            again.locator(".dpx-poll-send").click()
-            again.locator(".dpx-error").wait_for(timeout=30_000)
-            assert "already answered" in again.locator(".dpx-error").inner_text()
+            # -- after Send: done, nothing active, no status line, no plot footer, no guide -------
+            done = students[0]
+            done.wait_for_function("() => document.querySelector('.dpx-poll-flip').disabled", timeout=30_000)
+            assert done.locator(".dpx-poll-send").is_disabled()
+            assert all(b.is_disabled() for b in done.locator(".dpx-poll-answer button").all())
+            text = done.locator("body").inner_text()
+            assert "Done" in text and "you can close this page" in text
+            assert "Updated in" not in text and "Reading the plots" not in text and "Guide" not in text
+            assert "not cryptographically secure" in text
+            assert done.locator(".jp-MarkdownCell").count() >= 1
+            assert all(not m.is_visible() for m in done.locator(".jp-MarkdownCell").all())
             teacher.wait_for_timeout(2500)  # > 2 watcher intervals
             assert _responses_shown(teacher) == STUDENTS
 
@@ -146,29 +184,31 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
             teacher.screenshot(path=str(SHOTS / "06_class_poll-instructor.png"), full_page=True)
             students[1].screenshot(path=str(SHOTS / "06_class_poll-student.png"), full_page=True)
             body = teacher.evaluate("() => document.body.innerText")
-            assert "not cryptographically secure" in body
-            assert "Traceback" not in body
+            assert "not cryptographically secure" in body and "Traceback" not in body
 
-            # -- hostile URLs: a message in the page, no database query with bad input -----------
-            bad = browser.new_context()
-            contexts.append(bad)
-            _route_loopback(bad)
-            bpage = bad.new_page()
-            bpage.goto(f"{url}?join=%3Cscript%3Ealert(1)%3C%2Fscript%3E", wait_until="commit", timeout=180_000)
-            _wait_rendered(bpage)
-            bpage.locator(".dpx-error").wait_for(timeout=60_000)
-            assert "join code must be 6 characters" in bpage.locator(".dpx-error").inner_text()
-            assert bpage.locator("script:text('alert(1)')").count() == 0
-            bpage.goto(f"{url}?poll={code}&secret={'A' * 32}", wait_until="commit", timeout=180_000)
-            _wait_rendered(bpage)
-            bpage.locator(".dpx-error").wait_for(timeout=60_000)
-            assert "secret does not match" in bpage.locator(".dpx-error").inner_text()
-            assert bpage.locator(".dpx-poll-tally").first.inner_text() == "No poll yet."
+            # -- without the cookie: a student page; with it: the class view again ---------------
+            anon = _new_page(browser, contexts, js_errors)
+            for qs in ("teach=1", f"poll={code}"):
+                anon.goto(f"{url}?{qs}", wait_until="commit", timeout=180_000)
+                _wait_rendered(anon)
+                anon.locator(".dpx-poll-code-input").wait_for(timeout=60_000)
+                assert anon.locator(".dpx-poll-create").count() == 0 and anon.locator(".dpx-poll-tally").count() == 0
+                assert "instructor link" in anon.locator(".dpx-poll-messages").inner_text()
+            anon.goto(f"{url}?join=%3Cscript%3Ealert(1)%3C%2Fscript%3E", wait_until="commit", timeout=180_000)
+            _wait_rendered(anon)
+            anon.locator(".dpx-error").wait_for(timeout=60_000)
+            assert "join code must be 6 characters" in anon.locator(".dpx-error").inner_text()
+            assert anon.locator("script:text('alert(1)')").count() == 0
+            back = teacher.context.new_page()
+            back.goto(f"{url}?poll={code}", wait_until="commit", timeout=180_000)
+            _wait_rendered(back)
+            back.wait_for_function(f"() => /Responses: {STUDENTS}\\b/.test(document.body.innerText)", timeout=60_000)
         finally:
             for ctx in contexts:
                 ctx.close()
             browser.close()
     assert not js_errors, js_errors
+    assert srv.token not in srv.log()  # the exchange's access-log line shows instructor=<redacted>
 
     # -- the database holds only randomized bits (and tokens, times), in the order they were sent ------
     con = sqlite3.connect(srv.poll_dir / "polls.sqlite3")
@@ -178,10 +218,60 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
         assert cols == ["id", "code", "token", "randomized_bit", "received_at"]
         bits = [b for (b,) in con.execute("SELECT randomized_bit FROM responses WHERE code = ? ORDER BY id", (code,))]
         tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+        creator = con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone()[0]
     finally:
         con.close()
     assert bits == [1 if r == "Yes" else 0 for r in reports]  # what each page showed as sent, not the truth
-    assert tokens == STUDENTS
+    assert tokens == STUDENTS and creator == "launcher"
     print(f"\n{STUDENTS} students: pages opened in {open_s:.1f} s; submit -> class view update: median "
           f"{statistics.median(latencies):.2f} s, min {min(latencies):.2f} s, max {max(latencies):.2f} s; "
           f"{sum(r != t for r, t in zip(reports, truths))} of {STUDENTS} answers flipped by the coin")
+
+
+def test_preheated_kernels_get_the_instructor_grant_and_the_client_address(tmp_path):
+    """Under ``--preheat`` the request's variables reach a pooled kernel later, over Voila's request-info
+    socket: the instructor page and the student page both come from the pool, each with what it needs."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.credentials import ensure_instructor_token
+    from dpexplore.serve import merge_options, preheat_options
+
+    token = ensure_instructor_token(tmp_path)
+    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(tmp_path)}
+    extra = merge_options(preheat_options(ROOT / "notebooks", 1, [PAGE]), ["--LimitedKernelManager.pool_fill_quiet=5"])
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=extra, env=env) as srv, sync_playwright() as p:
+        deadline = time.time() + 180
+        while "is filled with 1 kernel(s)" not in srv.log():
+            assert time.time() < deadline, srv.log()[-3000:]
+            time.sleep(0.5)
+        browser = launch_browser(p)
+        contexts, js_errors = [], []
+        try:
+            teacher = _new_page(browser, contexts, js_errors)
+            teacher.goto(f"{srv.url}/voila/render/{PAGE}?instructor={token}", wait_until="commit", timeout=180_000)
+            _wait_rendered(teacher)
+            teacher.locator(".dpx-poll-question textarea").fill("Pooled?")
+            teacher.locator(".dpx-poll-create").click()
+            teacher.locator(".dpx-poll-code").wait_for(timeout=60_000)
+            code = teacher.locator(".dpx-poll-code").inner_text().strip()
+            deadline = time.time() + 180
+            while srv.log().count("is filled with 1 kernel(s)") < 2:  # refilled after the instructor took one
+                assert time.time() < deadline, srv.log()[-3000:]
+                time.sleep(0.5)
+            student = _new_page(browser, contexts, js_errors)
+            student.goto(f"{srv.url}/voila/render/{PAGE}?join={code}", wait_until="commit", timeout=180_000)
+            _wait_rendered(student)
+            student.locator(".dpx-poll-flip").wait_for(timeout=120_000)
+        finally:
+            for ctx in contexts:
+                ctx.close()
+            browser.close()
+        assert len(re.findall(r"Using pre-heated kernel", srv.log())) >= 2, srv.log()[-3000:]
+    assert not js_errors, js_errors
+    con = sqlite3.connect(tmp_path / "polls.sqlite3")
+    try:
+        assert con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone() == ("launcher",)
+        assert con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone() == (1,)
+    finally:
+        con.close()

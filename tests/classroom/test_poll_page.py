@@ -1,6 +1,8 @@
 """The poll page without a kernel (render=False): modes from the URL, hostile URL input, the
-student's coin, one answer per page view, the class view, Binder."""
+student's coin, one answer per page view, the class view, Binder. Hostile clients (issues 25, 31) are
+in test_poll_hostile.py."""
 
+import re
 import sqlite3
 
 import pytest
@@ -18,7 +20,7 @@ def store(tmp_path):
 
 @pytest.fixture
 def teacher(store):
-    t = ClassPoll(query_string="", store=store, render=False)
+    t = ClassPoll(query_string="teach=1", store=store, render=False)
     t.question.value = "Have you ever copied homework?"
     t.create_poll()
     yield t
@@ -34,9 +36,10 @@ def test_instructor_creates_a_poll_and_sees_join_code_and_links(teacher):
     assert len(code) == 6 and teacher.mode == "instructor"
     links = teacher._links.value
     assert f"06_class_poll.ipynb?join={code}" in links
-    assert f"?poll={code}&amp;secret={teacher._secret}" in links
+    assert "secret=" not in links and teacher._secret not in links  # no secret in any link (issue 31.6)
+    assert f"?poll={code}" in links and "Project this box" in links
     assert "Responses: 0" in teacher._tally_html.value
-    assert teacher.widgets["epsilon"].disabled
+    assert teacher._form.layout.display == "none"  # the ε list lives in the form, hidden once the poll runs
     assert set(teacher.figures) == {"class", "shrink", "simulation"} and not teacher.errors
 
 
@@ -53,11 +56,11 @@ def test_student_flips_sends_and_a_second_answer_is_refused(teacher, store):
     assert ("Yes" if report else "No") in s._coin_html.value
     s.send()
     assert s.answer.value is None  # the true answer is forgotten
-    assert "Sent:" in s._sent_html.value
-    s.answer.value = "Yes"
-    s.flip_coin()
+    assert "Done — sent:" in s._sent_html.value
+    s._student_guard(s.flip_coin)  # the page is done: no second coin, no second send
+    assert "it is done" in _errors(s)
     s._student_guard(s.send)
-    assert "already answered" in _errors(s)
+    assert "it is done" in _errors(s)
     t = teacher.check_now()
     assert (t.responses, t.yes) == (1, report)
     rows = sqlite3.connect(store.path).execute("SELECT randomized_bit FROM responses").fetchall()
@@ -107,20 +110,25 @@ def test_bad_join_codes_show_a_message(store, qs, message):
     assert s._token is None
 
 
-def test_instructor_link_with_wrong_or_malformed_secret(teacher, store):
+def test_the_creator_reopens_the_class_view_without_a_secret(teacher, store):
     code = teacher.poll.code
-    for secret, message in [("x", "32 characters"), ("A" * 32, "does not match"), ("", "32 characters")]:
-        t = ClassPoll(query_string=f"poll={code}&secret={secret}", store=store, render=False)
-        assert message in _errors(t) and t.poll is None
-    again = ClassPoll(query_string=f"poll={code}&secret={teacher._secret}", store=store, render=False)
+    again = ClassPoll(query_string=f"poll={code}", store=store, render=False)  # "local": the same creator
     try:
         assert again.poll.code == code and "Responses: 0" in again._tally_html.value
     finally:
         again.stop_watching()
+    t = ClassPoll(query_string=f"poll={code}&secret={teacher._secret}", store=store, render=False)
+    try:
+        assert "no longer used" in _errors(t)  # secret links are retired: they leaked into logs and Referer
+    finally:
+        t.stop_watching()
+    other = store.create_poll("Someone else's?", epsilon=1.0, creator="hub:bob")
+    t = ClassPoll(query_string=f"poll={other.code}", store=store, render=False)
+    assert "not created by this instructor" in _errors(t) and t.poll is None
 
 
 def test_create_errors_are_shown_in_the_page(store):
-    t = ClassPoll(query_string="", store=store, render=False)
+    t = ClassPoll(query_string="teach=1", store=store, render=False)
     t.question.value = "x" * 400
     t._guard(t.create_poll)
     assert "at most 300 characters" in _errors(t)
@@ -137,7 +145,7 @@ def test_create_errors_are_shown_in_the_page(store):
 
 def test_long_query_is_not_read(store):
     t = ClassPoll(query_string="join=ABCDEF&" + "x" * MAX_QUERY_CHARS, store=store, render=False)
-    assert "at most 2000 are read" in _errors(t) and t.mode == "instructor" and t.poll is None
+    assert "at most 2000 are read" in _errors(t) and t.mode == "student" and t.poll is None
 
 
 def test_binder_note(store, monkeypatch):
@@ -157,7 +165,7 @@ def test_an_unusable_poll_directory_is_reported_in_the_page(tmp_path, monkeypatc
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
     monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(blocker))
-    t = ClassPoll(query_string="", render=False)
+    t = ClassPoll(query_string="teach=1", render=False)
     assert "poll database cannot be opened" in _errors(t)
     t._guard(t.create_poll)
     assert "no poll database" in _errors(t)
@@ -177,3 +185,46 @@ def test_one_coin_per_page_pressing_flip_again_shows_the_same_coin(teacher, stor
     s.answer.value = "No"  # the same coin applied to the other answer gives the other report
     s.flip_coin()
     assert s._coin["bit"] == 1 - first[0]
+
+
+def test_the_epsilon_list_quotes_the_true_flip_probabilities():
+    """Issue 25.1: ε from a short list (not 1.77407 off a log slider); each label's percentage is recomputed."""
+    import math
+    import re
+
+    from dpexplore.core import flip_probability
+    from dpexplore.ui.poll import EPSILON_CHOICES
+
+    assert [v for _, v in EPSILON_CHOICES] == [0.5, 1.0, math.log(3), 2.0, 3.0, 5.0]
+    for label, eps in EPSILON_CHOICES:
+        shown = float(re.search(r"\(([^%]*?)([0-9.]+)%", label).group(2))
+        decimals = len(str(shown).split(".")[1]) if "." in str(shown) and not str(shown).endswith(".0") else 0
+        assert round(100 * flip_probability(eps), decimals) == shown, label
+
+
+def test_a_typed_epsilon_is_used_and_a_bad_one_is_refused(store):
+    t = ClassPoll(query_string="teach=1", store=store, render=False)
+    t.question.value = "Q?"
+    for bad, msg in [("abc", "must be a number in \\[0.05, 10\\]"),
+                     ("20", "typed ε must be a finite number &gt;= 0.05 and &lt;= 10; got 20.0"),
+                     ("nan", "typed ε must be a finite number"), ("1" * 40, "got 40 characters")]:
+        t.epsilon_typed.value = bad
+        t._guard(t.create_poll)
+        assert re.search(msg, _errors(t)) and t.poll is None, bad
+    t.epsilon_typed.value = " 0.8 "
+    t._guard(t.create_poll)
+    try:
+        assert t.poll.epsilon == 0.8 and "ε = 0.8" in t._links.value
+    finally:
+        t.stop_watching()
+
+
+def test_outside_voila_the_notebook_opens_on_the_instructor_page(store, monkeypatch):
+    """JupyterLab or a script: the server's own user runs the notebook; in Voila the same call is a student page."""
+    for k in ("QUERY_STRING", "SERVER_SOFTWARE", "VOILA_PREHEAT", "VOILA_KERNEL_ID", "VOILA_REQUEST_URL",
+              "VOILA_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    t = ClassPoll(store=store, render=False)
+    assert t.mode == "instructor" and t.instructor == "local" and t._form.layout.display != "none"
+    monkeypatch.setenv("SERVER_SOFTWARE", "voila/0.5.13")
+    assert ClassPoll(store=store, render=False).mode == "student"

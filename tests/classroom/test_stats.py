@@ -13,6 +13,7 @@ from dpexplore.classroom import (
     interval_halfwidth,
     simulate_class,
     simulated_coverage,
+    stats,
 )
 from dpexplore.core import debias_randomized_response, flip_probability
 
@@ -127,3 +128,51 @@ def test_bad_inputs():
         exact_coverage(0.5, 10, epsilon=1.0, model="other")
     with pytest.raises(ValueError, match="at most 10000 entries"):
         interval_halfwidth(np.arange(1, 20_000), epsilon=1.0)
+
+
+# -- issue 30.6: an ε a student cannot be told anything meaningful about, array-shaped counts ---------------
+@pytest.mark.parametrize("eps", [700.0, 800.0, 1e6])
+def test_an_epsilon_without_randomization_is_refused_and_says_so(eps):
+    """Before: deniability(800) reported a likelihood ratio of e^700 (capped silently) and a flip probability
+    of 1e-304; estimate_fraction answered as if the reports were randomized."""
+    for f in (lambda: stats.deniability(eps), lambda: stats.estimate_fraction(3, 10, epsilon=eps),
+              lambda: stats.interval_halfwidth([10], epsilon=eps), lambda: stats.exact_coverage(0.3, 10, epsilon=eps),
+              lambda: stats.simulate_class(0.3, 10, epsilon=eps)):
+        with pytest.raises(ValueError, match=r"epsilon must be in \[1e-06, 690.8\].*below 1e-300, which is no "
+                                             r"randomization at all; got"):
+            f()
+
+
+@pytest.mark.parametrize("eps", [1e-300, 1e-17, 1e-7])
+def test_an_epsilon_of_pure_coin_flips_is_refused(eps):
+    """Before: estimate_fraction(3, 10, epsilon=1e-17) gave an estimate of -inf and a RuntimeWarning."""
+    with pytest.raises(ValueError, match=r"epsilon must be in \[1e-06, 690.8\].*fair coin"):
+        stats.estimate_fraction(3, 10, epsilon=eps)
+
+
+def test_the_meaningful_range_ends_where_the_flip_probability_does():
+    assert flip_probability(stats.MAX_MEANINGFUL_EPSILON) >= 1e-300 * (1 - 1e-12)
+    assert flip_probability(stats.MAX_MEANINGFUL_EPSILON + 0.01) < 1e-300
+    d = stats.deniability(690.0)
+    assert d.likelihood_ratio == pytest.approx(math.exp(690.0), rel=1e-12)  # exact, not capped
+
+
+@pytest.mark.parametrize("n, err, msg", [
+    ([[10, 20]], TypeError, r"1-D sequence of class sizes; got an array of shape \(1, 2\)"),
+    ([10.5], ValueError, r"n\[0\] must be an integer >= 1 and <= 10000000; got 10.5"),
+    (["a"], TypeError, "integer class sizes; got dtype <U1"),
+    (True, TypeError, "of type bool"),
+    ([10, 0], ValueError, r"n\[1\] must be an integer >= 1"),
+    ([[1, 2], [3]], TypeError, "ragged"),
+])
+def test_interval_halfwidth_class_sizes_are_checked_and_named(n, err, msg):
+    """Before: 10.5 was silently read as 10, True as 1, and 2-D input failed inside int()."""
+    with pytest.raises(err, match=msg):
+        stats.interval_halfwidth(n, epsilon=1.0)
+
+
+def test_array_shaped_counts_name_the_parameter():
+    with pytest.raises(TypeError, match=r"yes must be an integer .*array of shape \(2,\)"):
+        stats.estimate_fraction(np.array([3, 4]), 10, epsilon=1.0)
+    with pytest.raises(TypeError, match=r"n must be an integer .*array of shape \(1,\)"):
+        stats.estimate_fraction(3, np.array([10]), epsilon=1.0)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from dpexplore.classroom import store as store_mod
@@ -106,11 +107,23 @@ def test_a_new_page_view_gets_a_new_token_and_can_answer_again(store):
     assert (t.responses, t.tokens) == (2, 2)
 
 
-@pytest.mark.parametrize("bad", [2, -1, 0.5, "1", None, True])
+@pytest.mark.parametrize("bad", [2, -1])
 def test_randomized_bit_must_be_0_or_1(store, bad):
     poll = store.create_poll("Q?", epsilon=1.0)
     with pytest.raises(PollError, match="randomized_bit must be 0 or 1"):
         store.submit(poll.code, store.issue_token(poll.code), bad)
+
+
+@pytest.mark.parametrize("bad, shown", [(0.5, "0.5 of type float"), (1.0, "1.0 of type float"), ("1", "str"),
+                                        (None, "NoneType"), (True, "bool"), (np.bool_(True), "bool"),
+                                        (np.array([1]), r"array of shape \(1,\)"),
+                                        (np.array([[1, 0]]), r"array of shape \(1, 2\)")])
+def test_randomized_bit_of_another_type_is_a_type_error_naming_it(store, bad, shown):
+    """Issue 30.6: before, an array or a float 1.0 was accepted or failed inside int()/numpy."""
+    poll = store.create_poll("Q?", epsilon=1.0)
+    with pytest.raises(TypeError, match=f"randomized_bit must be the integer 0 or 1; got .*{shown}"):
+        store.submit(poll.code, store.issue_token(poll.code), bad)
+    assert store.tally(poll.code, poll.secret).responses == 0
 
 
 def test_question_and_epsilon_are_bounded(store):
@@ -223,7 +236,7 @@ WRITER = textwrap.dedent("""
     import sys
     from dpexplore.classroom.store import PollStore, AlreadyAnswered
     directory, code, n, shared = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    store = PollStore(directory)
+    store = PollStore(directory, token_rate=(10**6, 60.0))  # a concurrency test, not the rate limit
     print("ready", flush=True)
     sys.stdin.readline()  # a barrier: every process is imported and connected before any writes
     ok = dup = 0
@@ -260,3 +273,99 @@ def test_many_writer_processes_at_once(store):
     assert t.responses == procs * n + 1
     assert t.yes == procs * (n // 2) + 1
     assert t.tokens == procs * n + 1
+
+
+# -- issue 30.6: a lifetime too short to use --------------------------------------------------------------
+@pytest.mark.parametrize("kw, msg", [
+    ({"lifetime_hours": 1e-9}, r"lifetime_hours must be a finite number >= 0.25 and <= 24; got 1e-09"),
+    ({"lifetime_hours": 0.2}, r"lifetime_hours must be a finite number >= 0.25"),
+    ({"closes_in_minutes": 1e-9}, r"closes_in_minutes must be a finite number >= 1 and <= 180; got 1e-09"),
+    ({"closes_in_minutes": np.array([5.0])}, r"closes_in_minutes must be .*array of shape \(1,\)"),
+    ({"epsilon": np.array([1.0])}, r"epsilon must be .*array of shape \(1,\)"),
+])
+def test_a_poll_too_short_to_use_or_with_array_arguments_is_refused(store, kw, msg):
+    """Before: a poll living 3.6 microseconds, or closing after 0.06 ms, was created."""
+    with pytest.raises((ValueError, TypeError), match=msg):
+        store.create_poll("Q?", **{"epsilon": 1.0, **kw})
+
+
+# -- issue 31.5: polls counted per creator ----------------------------------------------------------------
+def test_open_polls_are_counted_per_creator(store, monkeypatch):
+    monkeypatch.setattr(store_mod, "MAX_OPEN_POLLS_PER_CREATOR", 2)
+    for _ in range(2):
+        store.create_poll("Q?", epsilon=1.0, creator="hub:alice")
+    with pytest.raises(PollLimitReached, match="hub:alice already has 2 polls"):
+        store.create_poll("Q?", epsilon=1.0, creator="hub:alice")
+    p = store.create_poll("Q?", epsilon=1.0, creator="hub:bob")  # another instructor is not blocked
+    assert _rows(store.path, f"SELECT creator FROM polls WHERE code = '{p.code}'") == [("hub:bob",)]
+    for bad in ("", "a b", "x" * 81, "<script>"):
+        with pytest.raises(PollError, match="creator must be 1 to 80 characters"):
+            store.create_poll("Q?", epsilon=1.0, creator=bad)
+
+
+def test_the_creator_reopens_a_poll_without_its_secret_nobody_else_does(store):
+    p = store.create_poll("Q?", epsilon=1.0, creator="launcher")
+    assert store.tally(p.code, creator="launcher").responses == 0
+    with pytest.raises(BadSecret, match="not created by this instructor"):
+        store.tally(p.code, creator="hub:mallory")
+    with pytest.raises(BadSecret):
+        store.close_poll(p.code, creator="hub:mallory")
+    with pytest.raises(TypeError, match="secret or its creator"):
+        store.tally(p.code)
+    store.close_poll(p.code, creator="launcher")
+    assert not store.tally(p.code, p.secret).info.is_open
+
+
+# -- issue 31.4 / 31.7: token issue and failed joins are rate-limited in the database --------------------------
+def test_token_issue_is_rate_limited_per_poll(tmp_path):
+    """Before: 8,000 joins in 199 s exhausted a poll's tokens. Now at most token_rate[0] per window, per poll."""
+    clock = Clock()
+    store = PollStore(tmp_path, clock=clock, token_rate=(5, 60.0))
+    p, q = store.create_poll("P?", epsilon=1.0), store.create_poll("Q?", epsilon=1.0)
+    for _ in range(5):
+        store.join(p.code, client="10.0.0.1")
+    with pytest.raises(store_mod.RateLimited, match=r"5 joins in 60 s, the limit is 5"):
+        store.join(p.code, client="10.0.0.2")
+    store.join(q.code)  # another poll is not affected
+    clock.t += 61
+    store.join(p.code)  # the window has passed
+    assert store.tally(p.code, p.secret).tokens == 6
+
+
+def test_failed_joins_are_rate_limited_per_client_address(tmp_path):
+    """Before: ~200 guesses/s from one page. Now a client's 4th wrong code in a window is refused, and
+    so is any join from it (a correct code too) until the window has passed; other clients are unaffected."""
+    clock = Clock()
+    store = PollStore(tmp_path, clock=clock, failed_join_rate=(3, 60.0))
+    p = store.create_poll("P?", epsilon=1.0)
+    wrong = "ABCDEF" if p.code != "ABCDEF" else "ABCDEG"
+    for bad in (wrong, "nonsense", wrong):
+        with pytest.raises(PollError, match="no poll with join code|join code must be 6"):
+            store.join(bad, client="192.0.2.7")
+    for attempt in (wrong, p.code):
+        with pytest.raises(store_mod.RateLimited, match=r"too many wrong join codes from your address \(3 in 60 s\); "
+                                                        r"try again in 60 s"):
+            store.join(attempt, client="192.0.2.7")
+    assert store.join(p.code, client="192.0.2.8")[0].code == p.code
+    stored = _rows(store.path, "SELECT client FROM join_failures")
+    assert len(stored) == 3 and all("192.0.2" not in c and len(c) == 64 for (c,) in stored)  # a keyed hash
+    clock.t += 61
+    assert store.join(p.code, client="192.0.2.7")[0].code == p.code
+    assert _rows(store.path, "SELECT count(*) FROM join_failures") == [(0,)]  # purged after the window
+
+
+def test_a_version_1_database_is_upgraded_in_place(tmp_path):
+    con = sqlite3.connect(tmp_path / "polls.sqlite3")
+    con.executescript("""
+        PRAGMA journal_mode = WAL;
+        CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);
+        CREATE TABLE polls (code TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, question TEXT NOT NULL,
+            epsilon REAL NOT NULL, created_at REAL NOT NULL, closes_at REAL, expires_at REAL NOT NULL,
+            closed INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO polls VALUES ('ABCDEF', 'x', 'old?', 1.0, 0, NULL, 9e12, 0);""")
+    con.commit()
+    con.close()
+    store = PollStore(tmp_path)
+    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.poll_info("ABCDEF").question == "old?"
+    assert _rows(store.path, "SELECT creator FROM polls") == [("unknown",)]

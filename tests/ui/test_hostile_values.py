@@ -3,11 +3,15 @@ integer sliders, view traits (a log slider's base, steps) — and that no traceb
 
 import math
 
-import ipywidgets.widgets.widget as ipw_widget
 import pytest
 
 from dpexplore.ui import Control, Dashboard, Panel
 from dpexplore.ui import figures as F
+
+from .. import widget_protocol as wp
+from ..widget_protocol import client_update
+
+shell = wp.shell  # the fixture: a stand-in shell counting the tracebacks sent to the client
 
 
 class IntDashboard(Dashboard):
@@ -27,29 +31,6 @@ class IntDashboard(Dashboard):
         self.seen.append(dict(p))
         assert isinstance(p["n"], int) and isinstance(p["T"], int) and math.isfinite(p["eps"])
         return F.message_figure("v", "ok")
-
-
-class FakeIPython:
-    """Stands in for the kernel's shell: ipywidgets sends a traceback to the client through showtraceback()."""
-
-    def __init__(self):
-        self.tracebacks = 0
-
-    def showtraceback(self, *a, **k):
-        self.tracebacks += 1
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    ip = FakeIPython()
-    monkeypatch.setattr(ipw_widget, "get_ipython", lambda: ip)
-    return ip
-
-
-def client_update(w, **state):
-    """Deliver a client's `update` message to the widget the way the kernel's comm does."""
-    w.comm.handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}},
-                       "buffers": []})
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])

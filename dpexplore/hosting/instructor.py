@@ -1,0 +1,97 @@
+"""The server side of the instructor credential (:mod:`dpexplore.classroom.credentials`).
+
+Wraps Voila's render handler (``TornadoVoilaHandler.get``) so that on every page request
+
+* a client's own ``X-Dpx-Instructor`` / ``X-Dpx-Client`` headers are dropped (only the server sets them);
+* ``X-Dpx-Client`` is set to the client's address (``request.remote_ip``; behind a proxy, the proxy's
+  unless jupyter_server trusts ``X-Forwarded-For``): the page's kernel rate-limits failed joins by it;
+* ``?instructor=TOKEN`` (the link the launcher printed) is **exchanged**: a valid token gets the
+  ``HttpOnly``, ``SameSite=Strict`` cookie :data:`COOKIE` (an expiry and an HMAC, not the token), and
+  either way the answer is a redirect to the same page without the token (``?teach=1``), with
+  ``Referrer-Policy: no-referrer``: no kernel is started, the token never reaches a kernel's
+  environment, and later requests and their ``Referer`` headers do not carry it;
+* a request with a valid cookie gets a fresh short-lived grant in ``X-Dpx-Instructor``, which Voila
+  passes to the page's kernel (the two header names are added to ``VoilaConfiguration.http_header_envs``).
+
+Imported only by :func:`dpexplore.hosting.install_voila_mitigations` (it imports tornado).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from urllib.parse import parse_qsl, urlencode
+
+from ..classroom import credentials as cred
+
+__all__ = ["COOKIE", "CLIENT_HEADER", "EXCHANGE_PARAM", "wrap_render", "install"]
+
+COOKIE = "dpx-instructor"
+CLIENT_HEADER = "X-Dpx-Client"
+EXCHANGE_PARAM = "instructor"
+_HEADERS = (cred.GRANT_HEADER, CLIENT_HEADER)
+_LOG = logging.getLogger("dpexplore.hosting")
+
+
+def _token(handler) -> str | None:
+    try:
+        return cred.read_instructor_token()
+    except cred.CredentialError as exc:
+        getattr(handler, "log", _LOG).warning("dpexplore: instructor token refused: %s", exc)
+        return None
+
+
+def _exchange(handler, offered: str) -> None:
+    token = _token(handler)
+    query = [(k, v) for k, v in parse_qsl(handler.request.query, keep_blank_values=True)
+             if k not in (EXCHANGE_PARAM, "teach")]
+    if token is not None and hmac.compare_digest(offered.encode(errors="replace"), token.encode()):
+        handler.set_cookie(COOKIE, cred.make_cookie(token), path=handler.base_url or "/", httponly=True,
+                           samesite="Strict", secure=handler.request.protocol == "https",
+                           max_age=cred.COOKIE_SECONDS)
+    else:
+        getattr(handler, "log", _LOG).warning("dpexplore: an instructor link with a wrong token was used (from %s)",
+                                              handler.request.remote_ip)
+    path = "/" + handler.request.path.lstrip("/")  # never a protocol-relative //host redirect
+    handler.request.uri = f"{path}?{EXCHANGE_PARAM}=<redacted>"  # what the access log prints for this request
+    handler.set_header("Referrer-Policy", "no-referrer")
+    handler.set_header("Cache-Control", "no-store")
+    handler.redirect(f"{path}?{urlencode([*query, ('teach', '1')])}")
+
+
+def wrap_render(orig_get):
+    """Wrap a render handler's ``get`` (see the module docstring)."""
+
+    async def get(self, path=None):
+        headers = self.request.headers
+        for name in _HEADERS:
+            if name in headers:
+                del headers[name]
+        cfg = getattr(self, "voila_configuration", None)
+        if cfg is not None and not all(h in cfg.http_header_envs for h in _HEADERS):
+            cfg.http_header_envs = [*cfg.http_header_envs, *(h for h in _HEADERS if h not in cfg.http_header_envs)]
+        offered = self.get_query_argument(EXCHANGE_PARAM, None)
+        if offered is not None:
+            return _exchange(self, offered)
+        headers[CLIENT_HEADER] = str(self.request.remote_ip or "")[:200]
+        cookie = self.get_cookie(COOKIE)
+        if cookie:
+            token = _token(self)
+            if token is not None and cred.check_cookie(token, cookie):
+                headers[cred.GRANT_HEADER] = cred.make_grant(token)
+        return await orig_get(self, path)
+
+    get._dpexplore = True  # type: ignore[attr-defined]  # patches.install() sees a patched get: no re-wrap
+    get._dpx_instructor = True  # type: ignore[attr-defined]
+    return get
+
+
+def install() -> bool:
+    """Wrap Voila's render handler (idempotent); False if Voila is not installed."""
+    try:
+        from voila.tornado.handler import TornadoVoilaHandler
+    except ImportError:  # pragma: no cover - Voila not installed or restructured
+        return False
+    if not getattr(TornadoVoilaHandler.get, "_dpx_instructor", False):
+        TornadoVoilaHandler.get = wrap_render(TornadoVoilaHandler.get)
+    return True

@@ -1,0 +1,177 @@
+"""The class poll's page texts and its copy button (HTML only; the page logic is :mod:`dpexplore.ui.poll`)."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+import time
+from collections.abc import Mapping
+
+import dpexplore
+
+from ..classroom import stats as poll_stats
+from ..classroom.links import qr_svg, student_link
+from ..classroom.store import PollInfo, Tally
+from .dashboard import _ERROR_STYLE, _NOTE_STYLE, PRNG_FOOTER
+
+__all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "on_binder", "box", "copy_widget", "epsilon_text", "pct", "links_html",
+           "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html"]
+
+HIDE_GUIDE_CSS = "<style>.jp-MarkdownCell{display:none !important}</style>"  # the guide is the instructor's
+
+BINDER_NOTE = (
+    "<b>You are on Binder.</b> Binder gives every visitor their own container, so your students' pages "
+    "cannot reach this poll's database: a shared poll needs a <b>shared server</b> — run "
+    "<code>python -m dpexplore.serve --host 0.0.0.0</code> on a machine the class can reach, or use a "
+    "JupyterHub. Here you can still try both pages yourself."
+)
+
+_COPY_ESM = """
+function render({ model, el }) {
+  const btn = document.createElement("button");
+  btn.className = "dpx-poll-copy jupyter-button";
+  btn.textContent = "Copy the students' link (with the code)";
+  const say = document.createElement("span");
+  say.className = "dpx-poll-copy-status";
+  say.style.cssText = "margin-left:8px;font-size:0.85em;color:#555";
+  const text = () => {
+    const t = model.get("text");
+    return /^https?:/.test(t) ? t : new URL(t, window.location.href).href;
+  };
+  btn.addEventListener("click", async () => {
+    const t = text();
+    try { await navigator.clipboard.writeText(t); say.textContent = "Copied: " + t; }
+    catch (e) { say.textContent = "Copy this: " + t; }
+  });
+  el.append(btn, say);
+}
+export default { render };
+"""
+
+
+def on_binder(environ: Mapping[str, str] | None = None) -> bool:
+    """True inside a Binder container (repo2docker sets ``BINDER_*`` variables there)."""
+    env = os.environ if environ is None else environ
+    return any(k in env for k in ("BINDER_SERVICE_HOST", "BINDER_REQUEST", "BINDER_LAUNCH_HOST", "BINDER_REPO_URL"))
+
+
+def pct(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def box(kind: str, text: str) -> str:
+    style = _ERROR_STYLE if kind == "error" else _NOTE_STYLE
+    word = "<b>Error.</b> " if kind == "error" else ""
+    return f"<div class='dpx-{kind}' style='{style}'>{word}{text}</div>"
+
+
+def copy_widget(text: str):
+    import anywidget
+    import traitlets
+
+    class CopyLink(anywidget.AnyWidget):
+        _esm = _COPY_ESM
+        text = traitlets.Unicode("").tag(sync=True)
+
+    return CopyLink(text=text)
+
+
+def epsilon_text(eps: float) -> str:
+    return "ln 3" if abs(eps - math.log(3)) < 1e-12 else f"{eps:g}"
+
+
+def links_html(code: str, tally: Tally, environ: Mapping[str, str]) -> str:
+    """The class view's box to project: question, join code, QR code, short link."""
+    link = student_link(code, environ)
+    info = tally.info
+    closes = ("open until it expires" if info.closes_at is None else
+              f"closes at {time.strftime('%H:%M', time.localtime(info.closes_at))}")
+    if link.full and not link.loopback_only:
+        qr = (f"<div class='dpx-poll-qr' style='float:right;margin:0 0 0.5em 1em'>{qr_svg(link.full)}</div>")
+        address = (f"<div style='font-size:1.3em;margin:0.3em 0'>or open <b class='dpx-poll-short-link' "
+                   f"style='font-family:monospace'>{html.escape(link.full)}</b></div>")
+    else:
+        qr = ""
+        address = ("<div style='color:#8a4b00'>No QR code: this page was opened as this machine only "
+                   "(127.0.0.1), an address the students' devices cannot reach. Serve with "
+                   "<code>--host 0.0.0.0</code> and the launcher gives the students' pages the machine's "
+                   "network address.</div>" if link.loopback_only else "")
+    return (
+        f"{qr}<div style='font-size:1.1em'><b>Question:</b> {html.escape(info.question)}</div>"
+        "<div style='margin:0.4em 0'><b>Project this box:</b> the join code, the QR code and the link. "
+        "Students scan the code or open this page and type the join code; nothing here is secret.</div>"
+        f"<div>Join code <span class='dpx-poll-code' style='font-size:2.4em;font-family:monospace;"
+        f"letter-spacing:0.15em;font-weight:bold'>{code}</span></div>{address}"
+        f"<div>ε = {epsilon_text(info.epsilon)} · {closes} · deleted at "
+        f"{time.strftime('%H:%M', time.localtime(info.expires_at))} · students' page: "
+        f"<a class='dpx-poll-join-link' href='{html.escape(link.relative)}' target='_blank' "
+        f"style='color:#0072B2;text-decoration:underline'>{html.escape(link.relative)}</a></div>"
+        f"<div style='color:#555;font-size:0.9em;clear:both'>Your own way back to this class view: "
+        f"<code>?poll={code}</code> in this browser (it holds the instructor cookie). Do not project the "
+        "instructor link the launcher printed.</div>")
+
+
+def tally_html(t: Tally) -> str:
+    """The class view's line of counts, estimate and interval."""
+    est = poll_stats.estimate_fraction(t.yes, t.responses, epsilon=t.info.epsilon)
+    state = "open" if t.info.is_open else "closed"
+    waiting = ""
+    if t.tokens > t.responses:
+        waiting = f" · {t.tokens - t.responses} joined without an answer yet"
+    return (
+        f"<div class='dpx-poll-tally' data-responses='{t.responses}' style='font-size:1.05em;margin:0.4em 0'>"
+        f"<b>Responses: {t.responses}</b> ({state}; {t.tokens} page(s) joined{waiting}) · "
+        f"raw 'yes' reports: {t.yes}/{t.responses} = {pct(est.raw_fraction)} · "
+        f"<b>debiased estimate: {pct(est.estimate_clipped)}</b>"
+        + (f" (unclipped {100 * est.estimate:.1f}%)" if t.responses and not 0 <= est.estimate <= 1 else "")
+        + f" · 95% interval [{pct(est.low)}, {pct(est.high)}]</div>"
+        "<div style='color:#555;font-size:0.85em'>One answer per page view is enforced by the database and "
+        "the page: a page joins once and sends once. A reload or another browser is a new page view and can "
+        "answer again: compare the responses with the number of students in the room.</div>")
+
+
+def student_footer_html() -> str:
+    """The student page's footer: the teaching-PRNG warning, no notes about plots it does not have."""
+    return ("<hr style='margin-top:1.5em'><div style='font-size:0.85em;line-height:1.4;color:#444;"
+            f"max-width:60em'><div><b>Teaching tool.</b> {PRNG_FOOTER}</div><div style='margin-top:0.4em'>"
+            f"dpexplore {dpexplore.__version__}</div></div>")
+
+
+def joined_html(info: PollInfo) -> str:
+    """The student page after joining: the question and how deniable an answer is (the guide stays hidden)."""
+    d = poll_stats.deniability(info.epsilon)
+    return HIDE_GUIDE_CSS + (
+        f"<div style='font-size:1.2em;margin:0.3em 0'><b>{html.escape(info.question)}</b></div>"
+        f"<div class='dpx-poll-deniability' style='max-width:60em'>Poll <code>{info.code}</code> · ε = "
+        f"{epsilon_text(info.epsilon)}. Before anything is sent, a biased coin <b>in this page's kernel</b> flips "
+        f"your answer with probability μ = 1/(e<sup>ε</sup> + 1) = <b>{d.flip_probability:.1%}</b>. Only the "
+        f"result is sent; your true answer is never sent and never stored. Whatever you report, anyone's odds on "
+        f"your true answer change by a factor of at most e<sup>ε</sup> = <b>{d.likelihood_ratio:.2f}</b>: someone "
+        f"who thought yes and no equally likely would, after seeing your report, believe it is your true "
+        f"answer with probability {d.posterior_same:.1%} — never certainty.</div>"
+        "<div style='color:#555;font-size:0.85em'>This page answers once. You see no other student's answer; "
+        "the class's estimate is on the instructor's screen.</div>")
+
+
+def coin_html(u: float, mu: float, bit: int, x: int) -> str:
+    """The coin as shown to the student: its value, the threshold and the report."""
+    said = "Yes" if bit else "No"
+    return (
+        f"<div style='margin:0.3em 0'>Coin: u = {u:.4f}; the answer is flipped when u &lt; μ = {mu:.4f} → "
+        f"<b>{'flipped' if bit != x else 'kept'}</b>. Randomized answer to send: "
+        f"<b class='dpx-poll-report'>{said}</b>.</div>"
+        "<div style='color:#555;font-size:0.85em'>This page has one coin: pressing Flip again shows the same "
+        "coin, so nobody can re-roll until the report says what they want (that would make the report the "
+        "true answer and break its deniability).</div>")
+
+
+def sent_html(bit: int, epsilon: float) -> str:
+    """The student page when it is done: what was sent and what it tells anyone."""
+    d = poll_stats.deniability(epsilon)
+    said = "Yes" if bit else "No"
+    return (
+        f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done — sent: {said}</b> (the "
+        f"randomized answer). Anyone who sees it learns only that your true answer is {said.lower()} with "
+        f"probability {d.posterior_same:.1%} against {d.flip_probability:.1%} (starting from 50/50): odds of "
+        f"{d.likelihood_ratio:.2f} to 1. Your true answer was never sent; you can close this page.</div>")
