@@ -83,6 +83,7 @@ def test_serve_turns_the_shared_cache_on_for_its_kernels(monkeypatch, tmp_path, 
 
     seen = {}
     monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env: seen.update(env=env) or 0)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)  # another server on 8866 is not this test's
     monkeypatch.delenv("DPEXPLORE_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     nb = os.path.join(repo_root, "notebooks")

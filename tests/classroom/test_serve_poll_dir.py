@@ -15,6 +15,7 @@ def _env_of(monkeypatch, argv):
         return 0
 
     monkeypatch.setattr(serve, "run_forwarding_signals", fake_call)
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)  # another server on 8866 is not this test's
     assert serve.main([str(ROOT / "notebooks"), "--no-browser", *argv]) == 0
     return seen["env"]
 
