@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -34,7 +35,9 @@ from .gaussian import gdp_tradeoff
 from .validation import check_array, check_real
 
 __all__ = [
+    "AttackerView",
     "advantage_bound",
+    "attacker_view",
     "attacker_success_bound",
     "dp_tradeoff",
     "gdp_advantage",
@@ -218,3 +221,46 @@ def posterior_bound(prior: float, epsilon: float, delta: float = 0.0, *, alpha: 
     a = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True)
     tpr = 1.0 - float(dp_tradeoff(eps, delta, a))
     return p * tpr / (p * tpr + (1.0 - p) * a)
+
+
+@dataclass(frozen=True)
+class AttackerView:
+    """An ε (at δ) in the attacker's terms: see :func:`attacker_view`."""
+
+    epsilon: float
+    delta: float
+    advantage: float
+    success: float
+    posterior_half: float
+    posterior_hundredth: float
+
+    def sentence(self) -> str:
+        """Plain words: "best advantage 0.46 (right 73% of the time); 1 in 2 → 73%, 1 in 100 → 2.7%"."""
+        def pct(x: float) -> str:
+            return "100%" if x >= 0.9995 else (f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%")
+
+        return (f"best advantage {self.advantage:.2f} (right {pct(self.success)} of the time with a 50/50 prior); "
+                f"belief 1 in 2 → at most {pct(self.posterior_half)}, 1 in 100 → at most "
+                f"{pct(self.posterior_hundredth)}")
+
+
+def attacker_view(epsilon: float, delta: float = 0.0) -> AttackerView:
+    """What an ε (at δ) allows an attacker: the best advantage, the best 50/50 success rate, and the
+    posterior reachable from priors 1/2 and 1/100 (from ε alone: δ is the small chance this fails).
+
+    ``epsilon = inf`` (a claim refuted without limit) gives advantage 1 and posteriors 1.
+
+    Examples
+    --------
+    >>> v = attacker_view(1.0, 1e-5)
+    >>> round(v.advantage, 3), round(v.posterior_half, 3), round(v.posterior_hundredth, 4)
+    (0.462, 0.731, 0.0267)
+    >>> attacker_view(math.inf).posterior_hundredth
+    1.0
+    """
+    eps = check_real(epsilon, "epsilon", low=0.0, allow_inf=True)
+    d = _check_delta(delta)
+    if math.isinf(eps):
+        return AttackerView(eps, d, 1.0, 1.0, 1.0, 1.0)
+    adv = advantage_bound(eps, d)
+    return AttackerView(eps, d, adv, 0.5 * (1 + adv), posterior_bound(0.5, eps), posterior_bound(0.01, eps))
