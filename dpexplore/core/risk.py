@@ -60,7 +60,7 @@ def _check_delta(delta) -> float:
 def _check_alpha(alpha) -> np.ndarray:
     a = check_array(alpha, "alpha", finite=False)
     if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
-        bad = a[~np.isfinite(a) | (a < 0) | (a > 1)].flat[0]
+        bad = float(a[~np.isfinite(a) | (a < 0) | (a > 1)].flat[0])
         raise ValueError(f"alpha must be a number (or array of numbers) in [0, 1]; got {bad!r}")
     return a
 
