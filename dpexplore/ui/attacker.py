@@ -108,7 +108,11 @@ def game_figure(sim, p: Mapping[str, Any], score) -> go.Figure:
                                           "arrayminus": [score.rate - score.lower], "color": YOU_COLOR},
                                  name=f"you: {score.successes} of {score.rounds} right (95% Clopper–Pearson)"))
     else:
-        F.add_note(fig, "Play a few rounds above: your score appears here as a star with its 95% interval.")
+        from dpexplore.basics.game import clopper_pearson_interval
+
+        lo, hi = clopper_pearson_interval(p["rounds"] // 2, p["rounds"])
+        F.add_note(fig, f"Play the {p['rounds']} rounds above: your score appears here as a star with its 95% "
+                        f"interval (after {p['rounds']} rounds about ±{(hi - lo) / 2:.0%} wide).")
     fig.update_yaxes(range=[0.0, 1.05])
     return fig
 
