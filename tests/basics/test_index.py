@@ -69,8 +69,10 @@ def test_the_attacker_table_of_intro_2():
     def pct(x, nd):
         return f"{100 * x:.{nd}f} %"
 
-    rows = {0.1: (f"{advantage_bound(0.1):.2f}", pct(attacker_success_bound(0.1), 1), pct(posterior_bound(0.01, 0.1), 1)),
-            1: (f"{advantage_bound(1.0):.2f}", pct(attacker_success_bound(1.0), 0), pct(posterior_bound(0.01, 1.0), 1)),
+    rows = {0.1: (f"{advantage_bound(0.1):.2f}", pct(attacker_success_bound(0.1), 1),
+                  pct(posterior_bound(0.01, 0.1), 1)),
+            1: (f"{advantage_bound(1.0):.2f}", pct(attacker_success_bound(1.0), 0),
+                pct(posterior_bound(0.01, 1.0), 1)),
             10: ("≈ 1", "≈ 100 %", pct(posterior_bound(0.01, 10.0), 1))}
     assert advantage_bound(10.0) > 0.9995 and attacker_success_bound(10.0) > 0.9995
     for eps, (adv, succ, post) in rows.items():

@@ -8,7 +8,7 @@ from scipy import stats
 
 from dpexplore.basics import release_count, rr_count_sd, rr_survey
 from dpexplore.basics import theory as T
-from dpexplore.core import gdp_epsilon, gaussian_sigma
+from dpexplore.core import gaussian_sigma, gdp_epsilon
 from dpexplore.core.privacy_curves import exact_epsilon
 
 MECHS = ("laplace", "gaussian", "rr")
@@ -113,8 +113,7 @@ def test_composition_accountants_are_ordered_and_exact_is_the_gdp_value():
         for a in ("basic", "advanced", "zcdp", "rdp", "pld"):
             assert e[a] >= exact - 1e-3 * exact, (k, a, e)  # PLD's grid: within its discretisation
         assert e["pld"] <= e["rdp"] + 1e-9 and e["pld"] <= e["basic"] + 1e-9
-    if True:
-        assert T.composed_epsilon("gaussian", "exact", epsilon=1.0, delta=1e-5, k=1) == pytest.approx(1.0)
+    assert T.composed_epsilon("gaussian", "exact", epsilon=1.0, delta=1e-5, k=1) == pytest.approx(1.0)
     lap = {a: T.composed_epsilon("laplace", a, epsilon=1.0, delta=1e-5, k=10) for a in T.ACCOUNTANTS}
     assert lap["basic"] == 10.0 and math.isnan(lap["exact"]) and lap["pld"] <= 10.0 + 1e-6
     assert T.advanced_composition(0.1, 100, 1e-5) < 100 * 0.1  # advanced beats basic at small ε, large k
