@@ -45,9 +45,9 @@ def tradeoff_figure(p: Mapping[str, Any]) -> go.Figure:
     """β (misses) against α (false alarms) of the best test: (ε, δ)-DP, μ-GDP and the chosen mechanism."""
     eps, delta, mech = p["epsilon"], p["delta"], p["mechanism"]
     a = np.linspace(0.0, 1.0, 201)
-    fig = F.base_figure(f"Can the best attacker tell A from B? (ε = {eps:.3g}, δ = {delta:.1g})",
-                        "false alarms: says “B” when it was A (type I error α)",
-                        "misses: says “A” when it was B (type II error β)", height=400)
+    fig = F.base_figure("", "false alarms: says “B” when it was A (type I error α)",
+                        "misses: says “A” when it was B (type II error β)", height=360)
+    fig.update_layout(margin={"l": 60, "r": 20, "t": 20, "b": 45})
     F.add_theory(fig, a, 1 - a, name="guessing at random", kind="exact", color="#999999")
     F.add_theory(fig, a, dp_tradeoff(eps, delta, a), name="(ε, δ)-DP: no attacker can go below this", kind="bound",
                  color=DP_COLOR)
@@ -121,27 +121,26 @@ class AttackerDashboard(Dashboard):
     """Start here, page 2: ε in the attacker's terms (trade-off, advantage, posterior, a game)."""
 
     title = "Start here 2 · What ε means to an attacker"
-    intro = ("An attacker sees one published result and must guess: was it data set A, or B, the same data with "
-             "<i>your</i> answer changed? ε limits how well <b>any</b> attacker can guess, however clever.")
+    intro = ("An attacker sees one published result and guesses: data set A, or B (the same with <i>your</i> answer "
+             "changed)? ε limits how well <b>any</b> attacker can guess, however clever.")
     paper = ("Kairouz, Oh, Viswanath (2015), <i>The composition theorem for differential privacy</i>; Dong, Roth, "
              "Su (2022), <i>Gaussian differential privacy</i>; Yeom et al. (2018), <i>Privacy risk in machine "
              "learning</i>.")
     controls = [
         Control("epsilon", "ε (privacy budget)", "log", 1.0, 0.05, 10.0, step=0.05),
         Control("delta", "δ", "log", 1e-5, 1e-10, 1e-2, step=0.5),
-        Control("prior", "attacker's prior: you are in it", "choice", 0.01, options=PRIORS),
-        Control("mechanism", "mechanism in the game", "choice", "laplace",
-                options=(("Laplace (count + noise)", "laplace"), ("Gaussian (count + noise)", "gaussian"),
-                         ("randomized response (one answer)", "rr"))),
+        Control("prior", "attacker's prior", "choice", 0.01, options=PRIORS),
+        Control("mechanism", "game mechanism", "choice", "laplace",
+                options=(("Laplace noise", "laplace"), ("Gaussian noise", "gaussian"), ("randomized response", "rr"))),
         Control("rounds", "rounds in a game", "int", 20, 5, 100),
         Control("seed", "seed", "int", 0, 0, 9999),
     ]
     panels = [
-        Panel("tradeoff", "1. The best attacker's errors",
+        Panel("tradeoff", "1. The best attacker",
               depends_on=("epsilon", "delta", "mechanism"),
-              caption="Every way of guessing makes two kinds of mistakes. ε-DP keeps every attacker above the "
-                      "orange dashed curve; at ε = 0 it is the grey line: no better than a coin."),
-        Panel("posterior", "2. From a prior belief to a posterior",
+              caption="Every guess makes two kinds of mistakes. ε-DP keeps every attacker above the orange dashed "
+                      "curve; the grey line is a coin."),
+        Panel("posterior", "2. From prior to posterior",
               depends_on=("epsilon", "prior"),
               caption="Before the output the attacker believes “you are in the data set” with the prior. One "
                       "ε-DP output multiplies the odds by at most e<sup>ε</sup>."),

@@ -50,8 +50,7 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
     c = X.true_count(p["n"])
     x = np.asarray(hist.grid, dtype=float)
     what = "number of “yes” answers released" if mech == "rr" else "released count"
-    fig = F.base_figure(f"{NAMES[mech]}: what the analyst may see, on two neighbouring data sets", what,
-                        "probability" if mech == "rr" else "probability density", height=380)
+    fig = F.base_figure("", what, "probability" if mech == "rr" else "probability density", height=340)
     if mech == "rr":
         lo, hi = int(math.ceil(x[0])), int(math.floor(x[-1]))
         xs = np.arange(lo, hi + 1, dtype=float)
@@ -73,9 +72,9 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
     ratio = math.exp(p["epsilon"])
     tail = (" everywhere" if mech != "gaussian" else
             " except far out in the tails — the small probability δ pays for that")
-    F.add_note(fig, f"ε = {p['epsilon']:.3g}: the curves differ by at most a factor e<sup>ε</sup> = {ratio:.3g}{tail}."
-                    f"<br>{_sd_text(mech, p)}")
-    fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 50, "b": 45})
+    F.add_note(fig, f"{NAMES[mech]}, ε = {p['epsilon']:.3g}: the curves differ by at most a factor "
+                    f"e<sup>ε</sup> = {ratio:.3g}{tail}.<br>{_sd_text(mech, p)}")
+    fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45})
     fig.update_yaxes(rangemode="tozero")
     return fig
 
@@ -160,37 +159,36 @@ class CountingQueryDashboard(Dashboard):
     """Start here, page 1: randomized response, the Laplace and the Gaussian mechanism on one count."""
 
     title = "Start here 1 · One count, released privately"
-    intro = ("A data set of n people; 30 % of them answer <b>yes</b>. We publish how many said yes — with noise, "
-             "so that nobody can tell from the result whether <i>you</i> are in it. Move ε: small ε = more noise = "
-             "more privacy.")
+    intro = ("n people, 30 % answer <b>yes</b>. We publish how many said yes — with noise, so that nobody can tell "
+             "<i>your</i> answer from it. Small ε = more noise = more privacy.")
     paper = ("Dwork, McSherry, Nissim, Smith (2006), <i>Calibrating noise to sensitivity</i>; Warner (1965), "
              "<i>Randomized response</i>; Balle &amp; Wang (2018), analytic Gaussian mechanism.")
     controls = [
         Control("mechanism", "mechanism", "choice", "laplace",
-                options=(("Laplace (adds noise to the count)", "laplace"),
-                         ("Gaussian (bell-curve noise, needs δ)", "gaussian"),
-                         ("randomized response (each person flips)", "rr"))),
+                options=(("Laplace noise", "laplace"), ("Gaussian noise (needs δ)", "gaussian"),
+                         ("randomized response", "rr")),
+                help="Laplace/Gaussian: noise added to the count; randomized response: each person flips a coin"),
         Control("epsilon", "ε (privacy budget)", "log", 1.0, 0.05, 10.0, step=0.05),
         Control("delta", "δ (Gaussian only)", "log", 1e-5, 1e-10, 1e-2, step=0.5),
-        Control("n", "people in the data set n", "logint", 100, 10, 10_000, step=0.1),
+        Control("n", "people n", "logint", 100, 10, 10_000, step=0.1),
         Control("sensitivity", "rows per person Δ", "int", 1, 1, 10,
                 help="how much one person can change the count (randomized response: always 1)"),
         Control("seed", "seed", "int", 0, 0, 9999),
     ]
     panels = [
-        Panel("picture", "1. The picture of differential privacy",
+        Panel("picture", "1. Two neighbouring data sets",
               depends_on=("mechanism", "epsilon", "delta", "n", "sensitivity", "seed"),
-              caption="Blue: what gets published when the data set is A. Orange: the same data set with one person "
-                      "changed (B). If the two curves overlap a lot, nobody can tell A from B — that is privacy."),
-        Panel("loss", "2. The privacy loss of one output",
+              caption="Blue: what gets published from data set A; orange: from B, one person's answer changed. "
+                      "Overlap means nobody can tell A from B."),
+        Panel("loss", "2. Privacy loss",
               depends_on=("mechanism", "epsilon", "delta", "n", "sensitivity", "seed"),
               caption="For an output you see, the privacy loss is the log of how much more likely it is under A "
                       "than under B. ε-DP means: the loss never goes above ε."),
-        Panel("error", "3. The price: error of the published count",
+        Panel("error", "3. Error",
               depends_on=("delta", "n", "sensitivity", "seed"),
               caption="Every ε on the x-axis (the dotted line is the slider). Lines are the formulas, points are "
                       "measured over 200 releases. Doubling Δ doubles the Laplace and Gaussian noise."),
-        Panel("rr", "4. Randomized response: undoing the coin flips",
+        Panel("rr", "4. Randomized response",
               depends_on=("epsilon", "n", "seed"),
               caption="Raw answers are pulled towards 50 %. The debiased estimate corrects that on average; its "
                       "interval shrinks like 1/√n."),

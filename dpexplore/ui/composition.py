@@ -37,9 +37,11 @@ def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) 
     """Total ε at δ after k releases, per accountant, and the audited lower bound ε̂."""
     ks = np.asarray(audit.grid, dtype=float)
     mech = p["mechanism"]
-    fig = F.base_figure(f"k {MECH_NAMES[mech]} releases at ε = {p['epsilon']:.3g} each: the total ε "
-                        f"(at total δ = {p['delta']:.1g})", "number of releases k (log scale)",
-                        "total ε (log scale)", log_x=True, log_y=True, height=420)
+    fig = F.base_figure("", "number of releases k (log scale)", "total ε (log scale)", log_x=True, log_y=True,
+                        height=360)
+    fig.update_layout(margin={"l": 60, "r": 20, "t": 20, "b": 45},
+                      legend={"orientation": "v", "yanchor": "top", "y": 0.99, "xanchor": "left", "x": 0.01,
+                              "bgcolor": "rgba(255,255,255,0.85)", "font": {"size": 12}})
     for acc, vals in totals.items():
         if acc == "exact" and mech != "gaussian":
             continue
@@ -52,7 +54,10 @@ def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) 
     fig.add_vline(x=p["k"], line={"color": "#444", "dash": "dot", "width": 1})
     j = int(np.argmin(np.abs(ks - p["k"])))
     parts = [f"{a} {totals[a][j]:.3g}" for a in totals if np.isfinite(totals[a][j])]
-    F.add_note(fig, f"k = {int(ks[j])}: " + ", ".join(parts) + f"; audit ε̂ ≥ {lo[j]:.3g}")
+    fig.add_annotation(text=f"{MECH_NAMES[mech]}, ε = {p['epsilon']:.3g} per release, total δ = {p['delta']:.1g}<br>"
+                            f"k = {int(ks[j])}: " + ", ".join(parts) + f"<br>audit: ε̂ ≥ {lo[j]:.3g}",
+                       xref="paper", yref="paper", x=0.99, y=0.02, xanchor="right", yanchor="bottom", showarrow=False,
+                       align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     return fig
 
 
@@ -75,24 +80,24 @@ class CompositionDashboard(Dashboard):
     """Start here, page 3: composition of k releases, and splitting a budget."""
 
     title = "Start here 3 · Many releases: composition"
-    intro = ("Each release of the same data leaks a little more. How much in total? Adding the ε's is always "
-             "safe but pessimistic; better accounting gives a smaller — still guaranteed — total.")
+    intro = ("Each release of the same data leaks a little more. Adding the ε's is safe but pessimistic; better "
+             "accounting gives a smaller, still guaranteed, total.")
     paper = ("Dwork, Rothblum, Vadhan (2010), <i>Boosting and differential privacy</i>; Bun &amp; Steinke (2016), "
              "<i>Concentrated differential privacy</i>; Mironov (2017), <i>Rényi DP</i>; Google's "
              "<code>dp_accounting</code> (RDP and PLD accountants).")
     controls = [
         Control("mechanism", "mechanism", "choice", "gaussian",
-                options=(("Gaussian (count + bell-curve noise)", "gaussian"), ("Laplace (count + noise)", "laplace"))),
-        Control("epsilon", "ε (per release in 1; total in 2)", "log", 1.0, 0.05, 10.0, step=0.05),
+                options=(("Gaussian noise", "gaussian"), ("Laplace noise", "laplace"))),
+        Control("epsilon", "ε (1: each; 2: total)", "log", 1.0, 0.05, 10.0, step=0.05),
         Control("delta", "δ (total)", "log", 1e-5, 1e-10, 1e-2, step=0.5),
         Control("k", "number of releases k", "logint", 10, 1, 100, step=0.1),
         Control("seed", "seed", "int", 0, 0, 9999),
     ]
     panels = [
-        Panel("total", "1. The total privacy cost of k releases",
+        Panel("total", "1. The total ε of k releases",
               depends_on=("mechanism", "epsilon", "delta", "k", "seed"),
-              caption="Each curve is a guarantee (an upper bound on the true total ε); the black triangles are an "
-                      "audit of the composed mechanism (a lower bound). The truth lies between."),
+              caption="Each curve is a guarantee (an upper bound); the black triangles an audit (a lower bound). "
+                      "The true total lies between."),
         Panel("split", "2. Budget splitting",
               depends_on=("mechanism", "epsilon", "delta", "k"),
               caption="Now ε is a total budget for k answers. The better the accountant, the less noise each "
