@@ -295,12 +295,9 @@ def _composition_trial(k, rng, *, mech, eps, delta, runs):
         s = gaussian_sigma(eps, delta, 1.0) * math.sqrt(k)
         s0, s1 = g0.normal(0.0, s, runs), g1.normal(float(k), s, runs)
     else:  # the optimal score: minus the summed privacy loss of the k releases
-        s0 = np.zeros(runs)
-        s1 = np.zeros(runs)
-        for _ in range(k):
-            s0 -= pair_privacy_loss("laplace", g0.laplace(0.0, 1.0 / eps, runs), epsilon=eps)
-            s1 -= pair_privacy_loss("laplace", 1.0 + g1.laplace(0.0, 1.0 / eps, runs), epsilon=eps)
-    return [audit_from_scores(np.round(s0, 9), np.round(s1, 9), delta=delta).epsilon_lower]
+        s0 = -pair_privacy_loss("laplace", g0.laplace(0.0, 1.0 / eps, (k, runs)), epsilon=eps).sum(axis=0)
+        s1 = -pair_privacy_loss("laplace", 1.0 + g1.laplace(0.0, 1.0 / eps, (k, runs)), epsilon=eps).sum(axis=0)
+    return [audit_from_scores(s0, s1, delta=delta).epsilon_lower]
 
 
 def composition_audit(mechanism: str, *, epsilon: float, delta: float = 1e-5, ks: Sequence[int] = KS,

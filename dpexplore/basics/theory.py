@@ -9,6 +9,7 @@ docstring says otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -236,8 +237,9 @@ def pair_privacy_loss(mechanism: str, outputs, *, epsilon: float, delta: float =
     """
     mech, eps, d, sens = check_release_args(mechanism, epsilon, delta, sensitivity)
     y = np.asarray(outputs, dtype=float)
-    if mech == "laplace":  # rounded: the last bits of |y − Δ| − |y| differ between A and B (Mironov 2012)
-        return np.round(np.clip((np.abs(y - sens) - np.abs(y)) * eps / sens, -eps, eps), 9)
+    if mech == "laplace":  # by branch, so that the atoms ±ε are exact: the last bits of |y − Δ| − |y| would
+        # differ between A and B and give a threshold test a floating-point side channel (cf. Mironov 2012)
+        return np.where(y <= 0, eps, np.where(y >= sens, -eps, eps * (sens - 2.0 * y) / sens))
     if mech == "gaussian":
         s = gaussian_sigma(eps, d, sens)
         return ((y - sens) ** 2 - y ** 2) / (2.0 * s * s)
@@ -300,19 +302,27 @@ def composed_epsilon(mechanism: str, accountant: str, *, epsilon: float, delta: 
         return gdp_epsilon(math.sqrt(k) * mu, d) if mech == "gaussian" else math.nan
     import dp_accounting
 
-    if acc == "rdp":
+    if acc == "rdp":  # one release's RDP curve from dp_accounting, k-fold by adding it up, its conversion
         from dp_accounting import rdp
 
-        event = (dp_accounting.GaussianDpEvent(1.0 / mu) if mech == "gaussian"
-                 else dp_accounting.LaplaceDpEvent(1.0 / eps))
-        acct = rdp.RdpAccountant()
-        acct.compose(event, k)
-        return float(acct.get_epsilon(d))
+        orders, one = _rdp_one(mech, 1.0 / mu if mech == "gaussian" else 1.0 / eps)
+        return float(rdp.compute_epsilon(orders, [k * r for r in one], d)[0])
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     one = (pld.from_gaussian_mechanism(1.0 / mu, value_discretization_interval=1e-3) if mech == "gaussian"
            else pld.from_laplace_mechanism(1.0 / eps, value_discretization_interval=1e-3))
     return float(one.self_compose(k).get_epsilon_for_delta(d))
+
+
+@functools.lru_cache(maxsize=256)
+def _rdp_one(mech: str, noise: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(orders, RDP at each order) of one Gaussian (noise multiplier) or Laplace (scale/Δ) release."""
+    import dp_accounting
+    from dp_accounting import rdp
+
+    acct = rdp.RdpAccountant()
+    acct.compose(dp_accounting.GaussianDpEvent(noise) if mech == "gaussian" else dp_accounting.LaplaceDpEvent(noise))
+    return tuple(float(o) for o in acct.orders), tuple(float(r) for r in acct.rdp)
 
 
 def split_noise_sd(mechanism: str, accountant: str, *, total_epsilon: float, delta: float, k: int,

@@ -66,7 +66,9 @@ def test_every_control_redraws_a_plot(nb, server, browser):
                 page.keyboard.press("ArrowRight")
             page.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before, timeout=60_000, polling=50)
             times[ctl.name] = round(time.perf_counter() - t0, 2)
-            page.wait_for_timeout(800)
+            # every panel the change asked for is drawn before the next control moves
+            page.wait_for_function("() => !document.querySelector('.dpx-stale')", timeout=60_000, polling=50)
+            page.wait_for_timeout(500)
         res.timings["per_control_s"] = times  # type: ignore[assignment]
 
     res = check_page(browser, f"{server.url}/voila/render/{nb}", min_plots=2, actions=drive,
