@@ -300,7 +300,6 @@ def composed_epsilon(mechanism: str, accountant: str, *, epsilon: float, delta: 
         return zcdp_to_dp(rho, d)
     if acc == "exact":
         return gdp_epsilon(math.sqrt(k) * mu, d) if mech == "gaussian" else math.nan
-    import dp_accounting
 
     if acc == "rdp":  # one release's RDP curve from dp_accounting, k-fold by adding it up, its conversion
         from dp_accounting import rdp

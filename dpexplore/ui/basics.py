@@ -93,8 +93,10 @@ def loss_figure(tail, mech: str, p: Mapping[str, Any]) -> go.Figure:
     fig.add_vline(x=p["epsilon"], line={"color": "#444", "dash": "dash", "width": 1})
     above = float(T.privacy_loss_survival(mech, p["epsilon"], epsilon=p["epsilon"], delta=p["delta"],
                                           sensitivity=p["sensitivity"], count=X.true_count(p["n"]), n=p["n"]))
-    F.add_note(fig, f"dashed line: t = ε = {p['epsilon']:.3g}. Outputs with a loss above ε: {above:.2g}"
-                    + (" (never, for an ε-DP mechanism)" if mech != "gaussian" else " (rare; the price of δ)"))
+    why = "<br>(never, for an ε-DP mechanism)" if mech != "gaussian" else "<br>(rare: the price of δ)"
+    fig.add_annotation(text=f"dashed line: t = ε = {p['epsilon']:.3g}<br>outputs with a loss above ε: {above:.2g}{why}",
+                       xref="paper", yref="paper", x=0.99, y=0.45, xanchor="right", yanchor="middle", showarrow=False,
+                       align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     fig.update_layout(legend=LEGEND_INSIDE)
     fig.update_yaxes(range=[-0.02, 1.05])
     return fig
@@ -148,8 +150,8 @@ def rr_figure(est, p: Mapping[str, Any]) -> go.Figure:
                              name="one survey's debiased estimate"))
     j = int(np.argmin(np.abs(ns - p["n"])))
     cov = float(np.mean(est.values[k_cov, j]))
-    F.add_note(fig, f"n = {int(ns[j]):,}: the 95% interval of a survey covered the truth in {cov:.0%} of "
-                    f"{est.values.shape[2]} surveys")
+    F.add_note(fig, f"n = {int(ns[j]):,} (the grid point nearest the slider): a survey's 95% interval covered the "
+                    f"truth in {cov:.0%} of {est.values.shape[2]} surveys")
     fig.add_vline(x=p["n"], line={"color": "#444", "dash": "dot", "width": 1})
     fig.update_yaxes(range=[max(-0.6, truth - 0.8), min(1.6, truth + 0.8)])
     return fig

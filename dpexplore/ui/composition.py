@@ -54,8 +54,9 @@ def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) 
     fig.add_vline(x=p["k"], line={"color": "#444", "dash": "dot", "width": 1})
     j = int(np.argmin(np.abs(ks - p["k"])))
     parts = [f"{a} {totals[a][j]:.3g}" for a in totals if np.isfinite(totals[a][j])]
-    fig.add_annotation(text=f"{MECH_NAMES[mech]}, ε = {p['epsilon']:.3g} per release, total δ = {p['delta']:.1g}<br>"
-                            f"k = {int(ks[j])}: " + ", ".join(parts) + f"<br>audit: ε̂ ≥ {lo[j]:.3g}",
+    head = f"{MECH_NAMES[mech]}, ε = {p['epsilon']:.3g} per release, total δ = {p['delta']:.1g}"
+    fig.add_annotation(text=f"{head}<br>k = {int(ks[j])} (nearest the slider): " + ", ".join(parts)
+                            + f"<br>audit: ε̂ ≥ {lo[j]:.3g}",
                        xref="paper", yref="paper", x=0.99, y=0.02, xanchor="right", yanchor="bottom", showarrow=False,
                        align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     return fig
