@@ -1,7 +1,9 @@
 """Building blocks every paper uses: validation, randomness, noise calibration, GDP/zCDP
-conversions, randomized response, the sparse vector technique, permute-and-flip, exact privacy
-curves, shuffle-amplification accountants and Monte-Carlo sweeps."""
+conversions, randomized response, the Laplace and Gaussian mechanisms, what ε means to an attacker
+(:mod:`~dpexplore.core.risk`), the sparse vector technique, permute-and-flip, exact privacy curves,
+shuffle-amplification accountants and Monte-Carlo sweeps."""
 
+from .additive import GaussianResult, LaplaceResult, gaussian_mechanism, laplace_mechanism, laplace_scale
 from .cache import ResultCache, clear_cache, get_cache, set_cache_dir, using_cache
 from .experiment import (
     ExperimentResult,
@@ -30,6 +32,13 @@ from .randomized_response import (
     flip_probability,
     randomized_response,
 )
+from .risk import (
+    advantage_bound,
+    attacker_success_bound,
+    dp_tradeoff,
+    gdp_advantage,
+    posterior_bound,
+)
 from .shuffle_amplification import (
     ACCOUNTANTS,
     clone_pair_delta,
@@ -41,6 +50,16 @@ from .shuffle_amplification import (
 from .sparse_vector import AboveThresholdResult, above_threshold
 
 __all__ = [
+    "GaussianResult",
+    "LaplaceResult",
+    "advantage_bound",
+    "attacker_success_bound",
+    "dp_tradeoff",
+    "gaussian_mechanism",
+    "gdp_advantage",
+    "laplace_mechanism",
+    "laplace_scale",
+    "posterior_bound",
     "ACCOUNTANTS",
     "AboveThresholdResult",
     "ExperimentResult",

@@ -38,7 +38,7 @@ from dpexplore.core import ExperimentResult, experiment_progress, using_cache
 
 __all__ = ["PAPERS", "list_experiments", "main", "resolve"]
 
-PAPERS = ("spectral", "pca", "markov", "shuffle", "erm")
+PAPERS = ("basics", "spectral", "pca", "markov", "shuffle", "erm")
 _RESERVED = ("rng", "n_jobs")
 
 

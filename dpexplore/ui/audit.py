@@ -73,6 +73,27 @@ class AuditReport:
         return ("Consistent with the claim. (An audit can refute a privacy claim, never prove it: "
                 "ε̂ is a lower bound on the true ε for this one pair.)")
 
+    def attacker_lines(self) -> list[str]:
+        """The claimed, exact and measured ε in an attacker's terms (:func:`dpexplore.core.risk.attacker_view`):
+        the best membership-inference advantage and the belief reachable from priors 1/2 and 1/100."""
+        from dpexplore.core.risk import attacker_view
+
+        out = []
+        for label, eps in (("claimed ε promises", self.claimed_epsilon), ("exact ε promises", self.exact_epsilon),
+                           ("measured ε̂: no promise better than", self.epsilon_lower)):
+            if eps is None or (isinstance(eps, float) and math.isnan(eps)) or eps < 0:
+                continue
+            out.append(f"{label}: {attacker_view(eps, min(max(self.delta, 0.0), 0.999)).sentence()}")
+        return out
+
+    def attacker_html(self) -> str:
+        lines = self.attacker_lines()
+        if not lines:
+            return "—"
+        return ("<div class='dpx-audit-attacker'>" + "<br>".join(html.escape(t) for t in lines)
+                + "<br><span style='color:#777'>(posteriors from ε alone; δ is the small chance they fail)</span>"
+                "</div>")
+
     def to_html(self) -> str:
         def fmt(x: float | None) -> str:
             if x is None:
@@ -86,6 +107,7 @@ class AuditReport:
             ("Exact ε of this pair", fmt(self.exact_epsilon)),
             ("Measured lower bound ε̂", fmt(self.epsilon_lower)
              + (f" at {100 * self.confidence:.0f}% confidence" if self.confidence else "")),
+            ("What it means to an attacker", self.attacker_html()),
             ("Runs per input", f"{self.runs:,}" if self.runs else "—"),
             ("Time", f"{self.seconds:.1f} s"),
         ]
@@ -155,6 +177,10 @@ class AuditPanel(widgets.VBox):
             except (ValueError, TypeError, ArithmeticError):
                 text = ""  # the settings are invalid: the dashboard's message box already says why
         self.note.value = f"<div style='color:#1f618d;max-width:60em'>{html.escape(text)}</div>" if text else ""
+        # The slider's number must not disagree with the line under it (issue 25, item 8): when the selected
+        # audit does not use the slider's value as is (exact, or its own run count), the number is hidden
+        # and the line says what the audit uses.
+        self.runs.readout = not text
 
     def start(self, *, wait: bool = False) -> None:
         """Start an audit in a worker thread (``wait=True`` joins it: used by tests)."""

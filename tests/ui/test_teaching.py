@@ -84,6 +84,9 @@ def _csv_from_html(text):
 
 # -- the shipped lessons file --------------------------------------------------------------
 def _paper_classes():
+    from dpexplore.ui.attacker import AttackerDashboard
+    from dpexplore.ui.basics import CountingQueryDashboard
+    from dpexplore.ui.composition import CompositionDashboard
     from dpexplore.ui.erm import QuadraticPerturbationDashboard
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
     from dpexplore.ui.pca import PrivatePCADashboard
@@ -91,7 +94,8 @@ def _paper_classes():
     from dpexplore.ui.spectral import SpectralClusteringDashboard
 
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
-                                    ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard)}
+                                    ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
+                                    CountingQueryDashboard, AttackerDashboard, CompositionDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
