@@ -152,8 +152,8 @@ def _library_digest() -> str:
 
 
 def _course_order(path: Path) -> tuple:
-    """The gallery's order as a course: the index, the introductory track (``intro_*``), then the rest."""
-    return (path.stem != "00_index", not path.stem.startswith("intro"), path.name)
+    """The gallery's order as a course: the index, the introductory track (``00_intro_*``), then the rest."""
+    return (path.stem != "00_index", "intro_" not in path.stem, path.name)
 
 
 def generate_gallery() -> None:
