@@ -10,8 +10,9 @@ and runs them from the shell::
 
 Every keyword argument of the function is a ``--flag`` (lists comma-separated: ``--epsilons 0.5,1,2``);
 ``--seed`` is the ``rng``; ``--scheduler`` runs the trials on that Dask cluster (joblib's dask backend);
-``--scheduler-timeout`` (default 10 s) bounds the connection to it; a ``tqdm`` bar shows the progress; ``--out`` writes :meth:`~dpexplore.core.ExperimentResult.to_csv`
-(``.csv``) or :meth:`~dpexplore.core.ExperimentResult.to_dict` as JSON (``.json``), which
+``--scheduler-timeout`` (default 10 s) bounds the connection to it; a ``tqdm`` bar shows the progress;
+``--out`` writes :meth:`~dpexplore.core.ExperimentResult.to_csv` (``.csv``) or
+:meth:`~dpexplore.core.ExperimentResult.to_dict` as JSON (``.json``), which
 :meth:`~dpexplore.core.ExperimentResult.from_csv` / ``from_dict`` load back.
 
 A bad ``--out`` directory, a ``--cache-dir`` that cannot be used, a malformed scheduler address or a

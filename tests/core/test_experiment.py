@@ -222,3 +222,53 @@ def test_cache_hit_and_version_invalidation(tmp_path, monkeypatch):
     # environment variable: every process that inherits it shares the directory
     monkeypatch.setenv("DPEXPLORE_CACHE_DIR", str(tmp_path))
     assert run().cached
+
+
+# -- maxima on every route (issue 30 item 4) ------------------------------------------------------------
+def test_run_experiment_caps_grid_times_trials_on_both_routes():
+    from dpexplore.core.experiment import MAX_RESULT_VALUES, MAX_RUNS, check_runs
+
+    calls = []
+
+    def never(*args):
+        calls.append(args)
+        return [0.0]
+
+    for per in ("point", "trial"):
+        with pytest.raises(ValueError, match=r"grid size × trials must be <= 1,000,000 runs; got 1001 × 1000"):
+            run_experiment("f", {}, never, axis="x", grid=list(range(1001)), series=["s"], trials=1000, per=per,
+                           rng=0)
+        with pytest.raises(ValueError, match=r"trials must be an integer >= 1 and <= 1000000"):
+            run_experiment("f", {}, never, axis="x", grid=[1], series=["s"], trials=10**7, per=per, rng=0)
+        with pytest.raises(ValueError, match=r"len\(series\)\*len\(grid\)\*trials must be <= 4,000,000"):
+            run_experiment("f", {}, never, axis="x", grid=list(range(1000)), series=list("abcde"), trials=1000,
+                           per=per, rng=0)
+    assert calls == [] and MAX_RUNS == 1_000_000 and MAX_RESULT_VALUES == 4_000_000
+    assert check_runs(10, 5) == 5
+
+
+@pytest.mark.parametrize("call", [
+    "spectral.misclassification_vs_epsilon(100, 2, 0.5, 0.05, epsilons=[float(e) for e in range(1, 41)], "
+    "trials=5000, rng=0)",
+    "spectral.subspace_error_vs_n(k=2, p=0.5, q=0.05, epsilon=1.0, ns=list(range(10, 60)), trials=5000, rng=0)",
+    "spectral.spectrum(100, 6, 0.5, 0.05, epsilon=1.0, trials=10000, rng=0)",
+    "pca.error_vs_epsilon(100, 10, kappa=0.5, coherence=0.5, epsilons=[float(e) for e in range(1, 41)], "
+    "trials=5000, rng=0)",
+    "pca.thresholds_per_iteration(200, 50, kappa=0.5, coherence=0.5, epsilon=1.0, trials=10000, rng=0)",
+    "markov.large_error_probability('credit', epsilon=1.0, rho=1.0, v_grid=[i / 10 for i in range(1000)], "
+    "trials=1000, rng=0)",
+    "markov.entropy_vs_length('credit', epsilon=1.0, rho=1.0, T=1000, trials=10000, rng=0)",
+    "markov.large_error_probability('credit', epsilon=1.0, rho=1.0, T=100000, trials=1000, rng=0)",
+    "erm.risk_vs_radius(200, 3, epsilon=1.0, delta=1e-5, radii=[float(r) for r in range(1, 41)], trials=1000, rng=0)",
+])
+def test_every_experiment_caps_its_runs_before_working(call):
+    import importlib
+    import time
+
+    paper = call.split(".")[0]
+    mod = importlib.import_module(f"dpexplore.{paper}.experiments")
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"must be <= [\d,]+ (runs|simulated steps)"):
+        eval(call.split(".", 1)[1], vars(mod))  # noqa: S307 - the test's own literal calls
+    assert time.perf_counter() - t0 < 5  # refused up front, not after running
+    assert mod.MAX_RUNS <= 100_000
