@@ -101,7 +101,7 @@ MAX_DEPTH = 32
 #: eviction deletes down to this fraction of ``max_bytes`` (so the next scan is far away)
 LOW_WATER = 0.9
 #: a process rescans the folder at least once per this many of its own writes
-RESCAN_WRITES = 1000
+RESCAN_WRITES = 10_000
 _SUFFIX = ".json"
 _MAGIC = b"dpx1 "
 _SECRET_BYTES = 32
