@@ -13,7 +13,8 @@ change to the code an old entry is never found again.
   :data:`MAX_ENTRY_BYTES` bytes (read with that bound, so a file that grows is refused too);
 * its integrity tag, an HMAC-SHA256 under this installation's secret over the key and the stored
   bytes, is valid (constant-time comparison). The secret is 32 random bytes in a file created with
-  mode 0600 (``<cache dir>/.secret`` unless ``secret_file`` is given) and used only if it is a regular
+  mode 0600 (``<cache dir>/.secret`` unless ``secret_file`` or ``$DPEXPLORE_CACHE_SECRET`` names
+  another path, e.g. in the server user's config directory) and used only if it is a regular
   file owned by this process's user that nobody else can read or write; otherwise the cache is off.
   Somebody who can write the directory but is not the server's user cannot make a valid entry;
 * it parses as JSON nested at most :data:`MAX_DEPTH` deep and names exactly the key asked for,
@@ -77,6 +78,7 @@ from .result_io import nesting_depth_ok
 __all__ = [
     "CACHE_DIR_ENV",
     "CACHE_MAX_BYTES_ENV",
+    "CACHE_SECRET_ENV",
     "DEFAULT_MAX_BYTES",
     "LOW_WATER",
     "MAX_DEPTH",
@@ -93,6 +95,8 @@ __all__ = [
 
 CACHE_DIR_ENV = "DPEXPLORE_CACHE_DIR"
 CACHE_MAX_BYTES_ENV = "DPEXPLORE_CACHE_MAX_BYTES"
+#: names the secret file elsewhere (e.g. in the server user's config directory); default ``<cache dir>/.secret``
+CACHE_SECRET_ENV = "DPEXPLORE_CACHE_SECRET"
 DEFAULT_MAX_BYTES = 256 * 2**20
 #: largest entry file read or written (bytes); a larger file is refused unread
 MAX_ENTRY_BYTES = 64 * 2**20
@@ -479,7 +483,7 @@ def get_cache() -> ResultCache | None:
     cache = _STATE["cache"]
     max_bytes = _max_bytes_from_env()
     if cache is None or str(cache.directory) != str(Path(directory)) or cache.max_bytes != max_bytes:
-        cache = _STATE["cache"] = ResultCache(directory, max_bytes)
+        cache = _STATE["cache"] = ResultCache(directory, max_bytes, os.environ.get(CACHE_SECRET_ENV) or None)
     return cache
 
 
@@ -489,7 +493,8 @@ def set_cache_dir(directory: str | os.PathLike | None, max_bytes: int | None = N
     Overrides ``$DPEXPLORE_CACHE_DIR`` until called again. Use :func:`using_cache` for a block.
     """
     _STATE["explicit"] = True
-    _STATE["cache"] = None if directory is None else ResultCache(directory, max_bytes or _max_bytes_from_env())
+    _STATE["cache"] = None if directory is None else ResultCache(directory, max_bytes or _max_bytes_from_env(),
+                                                                 os.environ.get(CACHE_SECRET_ENV) or None)
     return _STATE["cache"]
 
 

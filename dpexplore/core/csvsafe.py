@@ -15,7 +15,7 @@ Examples
 '@SUM(A1)'
 >>> import io
 >>> buf = io.StringIO()
->>> safe_writer(buf, lineterminator="\\n").writerow(["+1-2", -3.5, "a,b"])
+>>> _ = safe_writer(buf, lineterminator="\\n").writerow(["+1-2", -3.5, "a,b"])
 >>> buf.getvalue()
 '\\'+1-2,-3.5,"a,b"\\n'
 """

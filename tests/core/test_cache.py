@@ -379,3 +379,12 @@ def test_bad_max_bytes_in_the_environment_is_a_warning(monkeypatch, tmp_path, ca
         assert get_cache().max_bytes == cache_mod.DEFAULT_MAX_BYTES
     assert any("DPEXPLORE_CACHE_MAX_BYTES" in m for m in warnings_of(caplog))
     assert np.isfinite(run().values).all()
+
+
+def test_the_secret_can_live_in_the_users_config_directory(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPEXPLORE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DPEXPLORE_CACHE_SECRET", str(tmp_path / "config" / "dpexplore" / "cache-secret"))
+    c = get_cache()
+    assert c.usable and c.secret_file == tmp_path / "config" / "dpexplore" / "cache-secret"
+    assert c.secret_file.stat().st_mode & 0o777 == 0o600 and not (tmp_path / "cache" / ".secret").exists()
+    assert not run().cached and run().cached
