@@ -213,6 +213,7 @@ class ResultCache:
         self._estimate: int | None = None  # bytes in the folder as this process knows it
         self._since_scan = 0
         self._secret: bytes | None = None
+        self._secret_id: tuple[int, ...] | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             if not self.directory.is_dir():
@@ -265,7 +266,32 @@ class ResultCache:
                             f"(owner uid {st.st_uid}, mode {stat.filemode(st.st_mode)})")
         if len(data) != _SECRET_BYTES:
             raise _Rejected(f"secret file {path} does not hold {_SECRET_BYTES} bytes")
+        self._secret_id = (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_mtime_ns)
         return data
+
+    def _refresh(self, force: bool = False) -> bool:
+        """Reload the secret if its file was replaced or removed (the folder deleted to clear it); True if usable."""
+        if self.problem is not None:
+            return False
+        try:
+            st = os.stat(self.secret_file, follow_symlinks=False)
+            if not force and (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_mtime_ns) == self._secret_id:
+                return True
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self._fs_error(exc, "check the secret file")
+            return False
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._secret = self._load_secret()
+        except (OSError, _Rejected) as exc:
+            self._secret = None
+            self._log_once(f"secret:{exc}", f"cannot use the secret file ({exc}); computing without the cache")
+            return False
+        with self._lock:
+            self._estimate = None
+        return True
 
     def _tag(self, key: str, payload: bytes) -> bytes:
         assert self._secret is not None
@@ -294,7 +320,12 @@ class ResultCache:
         doc = None
         if self._secret is not None:
             try:
-                doc = self._verified(key, path, identity)
+                try:
+                    doc = self._verified(key, path, identity)
+                except _Rejected as exc:  # written under a new secret (the folder was re-created)? reload, retry once
+                    if "integrity tag" not in str(exc) or self._secret_id is None or not self._secret_changed():
+                        raise
+                    doc = self._verified(key, path, identity)
             except FileNotFoundError:
                 pass
             except _Rejected as exc:
@@ -309,6 +340,10 @@ class ResultCache:
             else:
                 self.hits += 1
         return None if doc is None else doc["doc"]
+
+    def _secret_changed(self) -> bool:
+        old = self._secret
+        return self._refresh(force=True) and self._secret != old
 
     def _verified(self, key: str, path: Path, identity: Mapping[str, Any] | None) -> dict:
         data, _ = _read_bounded(path, MAX_ENTRY_BYTES, "entry", touch=True)
@@ -345,7 +380,7 @@ class ResultCache:
         path = self._path(key)
         if identity is not None and self.key(**identity) != key:
             raise ValueError("identity does not hash to key")
-        if self._secret is None:
+        if self._secret is None or not self._refresh():
             return
         payload = json.dumps({"key": key, "identity": None if identity is None else dict(identity), "doc": doc},
                              allow_nan=True, separators=(",", ":")).encode()

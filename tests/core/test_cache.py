@@ -388,3 +388,21 @@ def test_the_secret_can_live_in_the_users_config_directory(monkeypatch, tmp_path
     assert c.usable and c.secret_file == tmp_path / "config" / "dpexplore" / "cache-secret"
     assert c.secret_file.stat().st_mode & 0o777 == 0o600 and not (tmp_path / "cache" / ".secret").exists()
     assert not run().cached and run().cached
+
+
+def test_deleting_the_folder_clears_it_for_running_processes_too(tmp_path):
+    directory = tmp_path / "cache"
+    with using_cache(directory):
+        a = run()
+        shutil.rmtree(directory)  # what the README says clears the cache
+        b = run()
+        assert not b.cached and b.same_numbers(a) and (directory / ".secret").exists()
+        assert run().cached
+        # another process re-created the folder meanwhile: its new secret is picked up, not a lockout
+        shutil.rmtree(directory)
+        other = ResultCache(directory)
+        assert other.usable
+        ident = {"function": "f", "parameters": {}, "seed": 0, "version": "v"}
+        other.put(other.key(**ident), {"x": 1}, ident)
+        assert get_cache().get(other.key(**ident), ident) == {"x": 1}
+        assert not run().cached and run().cached
