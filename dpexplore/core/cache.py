@@ -64,6 +64,7 @@ import hashlib
 import hmac
 import json
 import logging
+import numbers
 import os
 import secrets
 import stat
@@ -479,9 +480,9 @@ class ResultCache:
 def _identity_json(function: str, parameters: Mapping[str, Any], seed: int, version: str) -> str:
     if not isinstance(function, str) or not isinstance(version, str) or not isinstance(parameters, Mapping):
         raise TypeError("a cache identity is (function: str, parameters: mapping, seed: int, version: str)")
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"a cache identity's seed must be an integer; got {seed!r}")
-    return json.dumps({"function": function, "parameters": parameters, "seed": seed, "version": version},
+    return json.dumps({"function": function, "parameters": parameters, "seed": int(seed), "version": version},
                       sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
