@@ -68,6 +68,7 @@ import numbers
 import os
 import secrets
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -90,6 +91,7 @@ __all__ = [
     "clear_cache",
     "code_fingerprint",
     "get_cache",
+    "server_log",
     "set_cache_dir",
     "using_cache",
 ]
@@ -111,6 +113,35 @@ _SUFFIX = ".json"
 _MAGIC = b"dpx1 "
 _SECRET_BYTES = 32
 _LOG = logging.getLogger("dpexplore.cache")
+
+
+def server_log(text: str) -> None:
+    """Write ``text`` to the process's real stderr: in a Jupyter kernel the server's log, never the browser.
+
+    ipykernel forwards both ``sys.stderr`` and file descriptor 2 to the page as ``stream`` messages
+    and keeps the original descriptor as ``sys.stderr._original_stdstream_copy``: a cache warning
+    (which names server paths) must not reach a student's page.
+    """
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if isinstance(fd, int):
+        os.write(fd, text.encode(errors="replace"))
+    elif sys.__stderr__ is not None:
+        sys.__stderr__.write(text)
+        sys.__stderr__.flush()
+
+
+class _ServerLogHandler(logging.Handler):
+    """The ``dpexplore.cache`` logger's own handler: :func:`server_log` (records still propagate)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            server_log(self.format(record) + "\n")
+        except Exception:  # noqa: BLE001 - logging must never fail a panel
+            self.handleError(record)
+
+
+if not any(isinstance(h, _ServerLogHandler) for h in _LOG.handlers):
+    _LOG.addHandler(_ServerLogHandler(logging.WARNING))
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 

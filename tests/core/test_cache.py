@@ -13,6 +13,7 @@ secret otherwise.
 
 import hashlib
 import hmac
+import io
 import json
 import logging
 import multiprocessing
@@ -406,3 +407,24 @@ def test_deleting_the_folder_clears_it_for_running_processes_too(tmp_path):
         other.put(other.key(**ident), {"x": 1}, ident)
         assert get_cache().get(other.key(**ident), ident) == {"x": 1}
         assert not run().cached and run().cached
+
+
+def test_warnings_go_to_the_server_log_not_the_page(tmp_path, monkeypatch):
+    """In a kernel, sys.stderr and fd 2 reach the browser; the cache's warnings use the original descriptor."""
+    read_end, write_end = os.pipe()
+
+    class KernelStderr(io.StringIO):
+        _original_stdstream_copy = write_end
+
+    page = KernelStderr()
+    monkeypatch.setattr(sys, "stderr", page)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    try:
+        assert not ResultCache(blocker / "cache").usable
+        os.close(write_end)
+        server = os.read(read_end, 65536).decode()
+    finally:
+        os.close(read_end)
+    assert "dpexplore result cache" in server and "off (" in server
+    assert page.getvalue() == ""  # nothing on the stream the page sees
