@@ -21,10 +21,10 @@ def direct():
                                         trials=2, rng=3)
 
 
-def run_cli(args, repo_root, **kw):
+def run_cli(args, repo_root, timeout=300, **kw):
     env = {**os.environ, "PYTHONPATH": repo_root}
     return subprocess.run([sys.executable, "-m", "dpexplore.experiments", *args], capture_output=True, text=True,
-                          env=env, timeout=300, **kw)
+                          env=env, timeout=timeout, **kw)
 
 
 def test_cli_writes_a_csv_that_loads_back_with_a_progress_bar(tmp_path, repo_root):
@@ -108,3 +108,72 @@ def test_readme_experiments_example_runs(repo_root):
     exec(code, ns)  # noqa: S102 - the README's own example
     assert ns["r"].values.shape == (3, 2, 2) and "# seed: 0" in ns["text"]
     assert ExperimentResult.from_csv(ns["text"]).same_numbers(ns["r"])
+
+
+# -- bad environments: one line, non-zero exit, no traceback, bounded time (issue 30 item 3) -------------
+QUICK = ["spectral.misclassification_vs_epsilon", "--n", "40", "--k", "2", "--p", "0.5", "--q", "0.05",
+         "--epsilons", "1", "--mechanisms", "shuffle", "--trials", "1", "--seed", "0", "--no-progress"]
+
+
+def one_line_failure(proc, pattern):
+    import re
+
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and len(lines) == 1, proc.stderr
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+def test_cli_output_in_a_missing_directory(tmp_path, repo_root):
+    proc = run_cli([*QUICK, "--out", str(tmp_path / "nope" / "r.csv")], repo_root, timeout=120)
+    one_line_failure(proc, r"^error: --out .*the directory .*nope' does not exist$")
+    proc = run_cli([*QUICK, "--out", str(tmp_path)], repo_root, timeout=120)
+    assert proc.returncode == 2  # argparse: not .csv/.json
+    (tmp_path / "d.csv").mkdir()
+    one_line_failure(run_cli([*QUICK, "--out", str(tmp_path / "d.csv")], repo_root, timeout=120),
+                     r"^error: --out .*d.csv' is a directory$")
+
+
+def test_cli_cache_dir_that_cannot_be_created(tmp_path, repo_root):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    proc = run_cli([*QUICK, "--cache-dir", str(blocker / "cache")], repo_root, timeout=120)
+    one_line_failure(proc, r"^error: --cache-dir .* cannot be used: .*Not a directory")
+
+
+@pytest.mark.parametrize("address", ["tcp://", "tcp://host", "tcp://host:99999", "udp://127.0.0.1:8786",
+                                     "tcp://bad host:1", "tcp://127.0.0.1:port", ":8786"])
+def test_cli_malformed_scheduler_address(address, repo_root):
+    pytest.importorskip("distributed")
+    proc = run_cli([*QUICK, "--scheduler", address], repo_root, timeout=120)
+    one_line_failure(proc, r"^error: --scheduler must be an address tcp://HOST:PORT")
+
+
+def test_cli_scheduler_that_does_not_answer(repo_root):
+    import socket
+    import time
+
+    pytest.importorskip("distributed")
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+    free.close()  # nobody listens there now
+    t0 = time.monotonic()
+    proc = run_cli([*QUICK, "--scheduler", f"tcp://127.0.0.1:{port}", "--scheduler-timeout", "2"], repo_root,
+                   timeout=120)
+    one_line_failure(proc, r"^error: --scheduler .*cannot reach the Dask scheduler")
+    # a socket that accepts and never answers the handshake (distributed's own timeout does not cover it)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        proc = run_cli([*QUICK, "--scheduler", f"tcp://127.0.0.1:{silent.getsockname()[1]}",
+                        "--scheduler-timeout", "2"], repo_root, timeout=120)
+    one_line_failure(proc, r"^error: --scheduler .*cannot reach the Dask scheduler \(no answer within 2 s\)")
+    assert time.monotonic() - t0 < 90  # two bounded attempts, not a hang
+
+
+def test_cli_scheduler_timeout_is_bounded(repo_root):
+    pytest.importorskip("distributed")
+    proc = run_cli([*QUICK, "--scheduler", "tcp://127.0.0.1:8786", "--scheduler-timeout", "1e9"], repo_root,
+                   timeout=120)
+    one_line_failure(proc, r"^error: --scheduler-timeout must be in \(0, 600.0\] seconds")

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import csv
-import io
 import json
 import math
 import numbers
@@ -27,23 +25,26 @@ from typing import Any
 import numpy as np
 
 from .random import RNGLike, as_generator
+from .result_io import BANDS, MAX_RESULT_VALUES, MAX_SERIES, check_result_dict, read_result_csv, write_result_csv
 from .validation import MAX_COUNT, check_array, check_choice, check_int, check_n_jobs, check_real
 
 __all__ = [
     "BANDS",
+    "MAX_RESULT_VALUES",
+    "MAX_RUNS",
     "ExperimentResult",
     "SweepResult",
     "experiment_progress",
     "mean_confidence_band",
     "proportion_band",
     "resolve_seed",
+    "check_runs",
     "run_experiment",
     "sweep",
 ]
 
-#: confidence bands an experiment can report: Student t for the mean (optionally intersected with the
-#: known range of the values), Wilson or Clopper–Pearson for a proportion (values 0/1 per trial)
-BANDS = ("t", "wilson", "clopper-pearson")
+#: most runs (grid values × trials) one experiment makes, on either route of :func:`run_experiment`
+MAX_RUNS = MAX_COUNT
 
 ProgressFn = Callable[[int, int], Any]
 _PROGRESS: contextvars.ContextVar[ProgressFn | None] = contextvars.ContextVar("dpexplore_progress", default=None)
@@ -485,21 +486,28 @@ class ExperimentResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, cached: bool = False) -> ExperimentResult:
-        """Inverse of :meth:`to_dict` (the mean and band are recomputed from the values)."""
-        try:
-            return cls.from_values(function=data["function"], parameters=data["parameters"], seed=data["seed"],
-                                   axis=data["axis"], grid=data["grid"], series=data["series"],
-                                   values=data["values"], band=data["band"], confidence=data["confidence"],
-                                   value_range=data.get("value_range"), extras=data.get("extras") or {},
-                                   version=data["version"], cached=cached)
-        except KeyError as exc:
-            raise ValueError(f"not an experiment result: missing key {exc}") from None
+        """Inverse of :meth:`to_dict` (the mean and band are recomputed from the values).
+
+        The dict is untrusted: every field is checked (:func:`dpexplore.core.result_io.check_result_dict`)
+        and a bad one is a ``ValueError``/``TypeError`` naming it.
+
+        Examples
+        --------
+        >>> ExperimentResult.from_dict({"function": "f", "parameters": {}, "seed": float("nan")})
+        Traceback (most recent call last):
+        ...
+        ValueError: experiment result: missing key 'version'
+        """
+        return cls.from_values(**check_result_dict(data), cached=cached)
 
     def to_csv(self, path=None) -> str:
         """CSV text (written to ``path`` too, if given): ``# key: json`` header lines, then one row per trial.
 
         Columns: ``series, <axis>, trial, value``. Floats are written with ``repr`` so that
-        :meth:`from_csv` gives back exactly the same numbers.
+        :meth:`from_csv` gives back exactly the same numbers. Every text cell a spreadsheet would run
+        as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or CR; numbers excepted) is written
+        with a leading ``'`` (:mod:`dpexplore.core.csvsafe`), and each header line is one quoted cell,
+        so a pasted text inside the parameters cannot start a cell.
 
         Examples
         --------
@@ -510,52 +518,20 @@ class ExperimentResult:
         >>> ExperimentResult.from_csv(r.to_csv()).same_numbers(r)
         True
         """
-        buf = io.StringIO()
-        for key, val in self._meta().items():
-            buf.write(f"# {key}: {json.dumps(val, allow_nan=True)}\n")
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["series", self.axis, "trial", "value"])
-        for s, name in enumerate(self.series):
-            for i, x in enumerate(self.grid):
-                for t in range(self.trials):
-                    w.writerow([name, json.dumps(_plain(x)), t, repr(float(self.values[s, i, t]))])
-        text = buf.getvalue()
-        if path is not None:
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-        return text
+        rows = ([name, json.dumps(_plain(x)), t, repr(float(self.values[s, i, t]))]
+                for s, name in enumerate(self.series) for i, x in enumerate(self.grid) for t in range(self.trials))
+        return write_result_csv(self._meta(), rows, path)
 
     @classmethod
     def from_csv(cls, source) -> ExperimentResult:
-        """Read what :meth:`to_csv` wrote: a path, a file object or the CSV text itself."""
-        if hasattr(source, "read"):
-            text = source.read()
-        elif isinstance(source, str) and "\n" in source:
-            text = source
-        else:
-            with open(source, encoding="utf-8") as fh:
-                text = fh.read()
-        meta: dict[str, Any] = {}
-        body = []
-        for line in text.splitlines():
-            if line.startswith("# ") and not body:
-                key, _, val = line[2:].partition(": ")
-                meta[key] = json.loads(val)
-            elif line.strip():
-                body.append(line)
-        if "series" not in meta or "grid" not in meta:
-            raise ValueError("not an experiment result CSV: no '# series:' / '# grid:' header lines")
-        rows = list(csv.reader(body))
-        if not rows or rows[0][:1] != ["series"]:
-            raise ValueError("not an experiment result CSV: the first row after the header must name the columns")
-        series, grid = meta["series"], meta["grid"]
-        trials = max((int(r[2]) for r in rows[1:]), default=-1) + 1
-        values = np.full((len(series), len(grid), max(trials, 1)), np.nan)
-        index = {json.dumps(_plain(x)): i for i, x in enumerate(grid)}
-        for r in rows[1:]:
-            values[series.index(r[0]), index[r[1]], int(r[2])] = float(r[3])
-        meta["values"] = values
-        return cls.from_dict(meta)
+        """Read what :meth:`to_csv` wrote: a path, a file object or the CSV text itself (a string with a line break).
+
+        The file is untrusted: a malformed row, an unknown series or grid value, a trial index out of
+        range, a repeated cell, a non-integer seed or broken header JSON is a ``ValueError``/``TypeError``
+        naming the field and the row, raised before anything sized by the file is allocated
+        (:func:`dpexplore.core.result_io.read_result_csv`).
+        """
+        return cls.from_values(**read_result_csv(source))
 
 
 def resolve_seed(rng: RNGLike) -> int:
@@ -636,23 +612,25 @@ def run_experiment(
     >>> r.values.shape, r.seed
     ((1, 2, 50), 0)
     """
-    from .cache import get_cache
-
     name = _qualname(function)
+    if isinstance(grid, (str, bytes, Mapping)) or not hasattr(grid, "__len__"):
+        raise TypeError(f"grid must be a sequence of parameter values; got {type(grid).__name__}")
+    grid = list(grid)
+    if isinstance(series, (str, bytes)) or not hasattr(series, "__len__") or not 1 <= len(series) <= MAX_SERIES:
+        raise ValueError(f"series must be a list of 1 to {MAX_SERIES} names; got {series!r}"[:200])
+    trials = check_runs(len(grid), trials)
+    if len(series) * len(grid) * trials > MAX_RESULT_VALUES:
+        raise ValueError(f"len(series)*len(grid)*trials must be <= {MAX_RESULT_VALUES:,} values; got "
+                         f"{len(series)} * {len(grid)} * {trials}")
     seed = resolve_seed(rng)
     params = _plain(dict(parameters))
-    store = get_cache() if cache else None
-    key = None
+    store, key, identity = _cache_slot(name, params, seed) if cache else (None, None, None)
     if store is not None:
-        from dpexplore import __version__
-
-        key = store.key(name, params, seed, __version__)
-        hit = store.get(key)
+        hit = store.get(key, identity)
         if hit is not None:
-            try:
-                return ExperimentResult.from_dict(hit, cached=True)
-            except (ValueError, TypeError):  # a damaged entry: recompute and overwrite
-                pass
+            got = _from_cache(hit, name, params, seed, axis, grid, series, trials)
+            if got is not None:
+                return got
     grid = list(grid)
     trial_extras: dict[str, list] = {}
     if per == "point":
@@ -664,7 +642,6 @@ def run_experiment(
             raise ValueError(f"trial must return {len(series)} value(s) (one per series); got {values.shape[2]}")
         values = np.moveaxis(values, 2, 0)
     elif per == "trial":
-        trials = check_int(trials, "trials", low=1)
         streams = as_generator(seed).spawn(trials)
         outs = _run_jobs(trial, [(g,) for g in streams], n_jobs=n_jobs, backend=backend, progress=None)
         curves = []
@@ -686,12 +663,62 @@ def run_experiment(
     result = ExperimentResult.from_values(function=name, parameters=params, seed=seed, axis=axis, grid=grid,
                                           series=series, values=values, band=band, confidence=confidence,
                                           value_range=value_range, extras=more)
-    if store is not None and key is not None:
-        try:
-            store.put(key, result.to_dict())
-        except OSError:  # a full or read-only cache directory costs a recomputation, never the result
-            store.errors += 1
+    if store is not None:
+        store.put(key, result.to_dict(), identity)  # a filesystem error is logged there, never raised
     return result
+
+
+def _cache_slot(name: str, params: dict, seed: int):
+    """``(cache, key, identity)`` of a result, or Nones when caching is off or the code cannot be hashed."""
+    from dpexplore import __version__
+
+    from .cache import code_fingerprint, get_cache
+
+    store = get_cache()
+    if store is None or not store.usable:
+        return None, None, None
+    try:
+        version = f"{__version__}+{code_fingerprint()}"
+    except OSError as exc:  # the package's source cannot be read: no key that follows the code
+        store._log_once("fingerprint", f"off: cannot hash the package's source ({exc})")
+        return None, None, None
+    identity = {"function": name, "parameters": params, "seed": seed, "version": version}
+    return store, store.key(**identity), identity
+
+
+def _from_cache(doc, name, params, seed, axis, grid, series, trials) -> ExperimentResult | None:
+    """The cached result if it is a valid result of exactly this call (else None: recomputed and overwritten)."""
+    from dpexplore import __version__
+
+    try:
+        got = ExperimentResult.from_dict(doc, cached=True)
+    except (ValueError, TypeError):
+        return None
+    same = (got.function == name and json.dumps(_plain(got.parameters), sort_keys=True) == json.dumps(
+        params, sort_keys=True) and got.seed == seed and got.version == __version__ and got.axis == str(axis)
+        and got.grid == tuple(_freeze(_plain(grid))) and got.series == tuple(str(s) for s in series)
+        and got.trials == trials)
+    return got if same else None
+
+
+def check_runs(grid_size: int, trials: Any, maximum: int = MAX_RUNS, name: str = "trials") -> int:
+    """Validate a trial count and ``grid_size × trials`` (the number of runs) against ``maximum``; return trials.
+
+    Every experiment function calls it before any work, and :func:`run_experiment` on both routes.
+
+    Examples
+    --------
+    >>> check_runs(64, 100)
+    100
+    >>> check_runs(1000, 10_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: grid size × trials must be <= 1,000,000 runs; got 1000 × 10000
+    """
+    trials = check_int(trials, name, low=1, high=maximum)
+    if grid_size * trials > maximum:
+        raise ValueError(f"grid size × {name} must be <= {maximum:,} runs; got {grid_size} × {trials}")
+    return trials
 
 
 def check_trials(trials: Any, maximum: int, name: str = "trials") -> int:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpexplore.core.experiment import ExperimentResult, check_grid, check_trials, run_experiment
+from dpexplore.core.experiment import ExperimentResult, check_grid, check_runs, check_trials, run_experiment
 from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
@@ -32,6 +32,7 @@ from .solvers import davis_yin
 
 __all__ = [
     "ETAS",
+    "MAX_RUNS",
     "MAX_TRIALS",
     "RADII",
     "WEIGHTS",
@@ -47,6 +48,8 @@ RADII = tuple(float(r) for r in np.logspace(-2, 3, 7))
 ETAS = tuple(float(e) for e in np.logspace(-3, 1, 5))
 WEIGHTS = tuple(float(w) for w in np.logspace(-3, 3, 5))  # σ²λ_max(W)/(nL)
 MAX_TRIALS = 1_000
+#: most runs (grid values × trials) of one call, on every route (each run solves an n × d problem)
+MAX_RUNS = 20_000
 MAX_N, MAX_D, MAX_CELLS, MAX_ITERATIONS = 100_000, 1_000, 10_000_000, 100_000  # n·d: 80 MB of float64
 QOP_HAT = "QOP θ̂ (no output noise)"
 _SCALAR_INFO = ("sigma2", "qop_weight_ratio", "anchor_error", "tau", "alpha", "output_sigma", "Delta", "L",
@@ -118,7 +121,7 @@ def risk_vs_radius(
                                         clip=clip, alpha1=alpha1, smoothness=smoothness, iterations=iterations,
                                         data_seed=data_seed)
     radii = check_grid(radii, "radii", low=0.0, low_open=True)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(radii), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     params.update(radii=list(radii), trials=trials)
     anchor = _anchor(theta, params["eta"], params["data_seed"])
     declared = float(np.linalg.norm(anchor - theta))
@@ -165,7 +168,7 @@ def risk_vs_anchor_error(
         params.pop(k)
     kappa = check_real(kappa, "kappa", low=0.0, low_open=True)
     etas = check_grid(etas, "etas", low=0.0, high=1e6)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(etas), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     params.update(kappa=kappa, etas=list(etas), trials=trials)
     anchors = np.array([_anchor(theta, e, params["data_seed"]) for e in etas])
     declared = np.linalg.norm(anchors - theta, axis=1)
@@ -207,7 +210,7 @@ def risk_vs_weight(
     params.pop("clip")
     kappa = check_real(kappa, "kappa", low=0.0, low_open=True)
     scales = check_grid(weight_scales, "weight_scales", low=0.0, low_open=True)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(scales), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     params.update(kappa=kappa, weight_scales=list(scales), trials=trials)
     anchor = _anchor(theta, params["eta"], params["data_seed"])
     trial = functools.partial(_weight_trial, X=X, y=y, kappa=kappa, anchor=anchor, scales=np.asarray(scales), lib=lib,

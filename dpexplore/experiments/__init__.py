@@ -10,9 +10,13 @@ and runs them from the shell::
 
 Every keyword argument of the function is a ``--flag`` (lists comma-separated: ``--epsilons 0.5,1,2``);
 ``--seed`` is the ``rng``; ``--scheduler`` runs the trials on that Dask cluster (joblib's dask backend);
-a ``tqdm`` bar shows the progress; ``--out`` writes :meth:`~dpexplore.core.ExperimentResult.to_csv`
-(``.csv``) or :meth:`~dpexplore.core.ExperimentResult.to_dict` as JSON (``.json``), which
+``--scheduler-timeout`` (default 10 s) bounds the connection to it; a ``tqdm`` bar shows the progress;
+``--out`` writes :meth:`~dpexplore.core.ExperimentResult.to_csv` (``.csv``) or
+:meth:`~dpexplore.core.ExperimentResult.to_dict` as JSON (``.json``), which
 :meth:`~dpexplore.core.ExperimentResult.from_csv` / ``from_dict`` load back.
+
+A bad ``--out`` directory, a ``--cache-dir`` that cannot be used, a malformed scheduler address or a
+scheduler that does not answer in time each exit with status 2 and one ``error:`` line (no traceback).
 
 Examples
 --------
@@ -29,16 +33,23 @@ import contextlib
 import importlib
 import inspect
 import json
+import logging
+import os
+import re
 import sys
+import threading
 import typing
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from dpexplore.core import ExperimentResult, experiment_progress, using_cache
 
-__all__ = ["PAPERS", "list_experiments", "main", "resolve"]
+__all__ = ["MAX_SCHEDULER_TIMEOUT", "PAPERS", "list_experiments", "main", "resolve"]
 
 PAPERS = ("basics", "spectral", "pca", "markov", "shuffle", "erm")
+#: longest accepted ``--scheduler-timeout`` (seconds)
+MAX_SCHEDULER_TIMEOUT = 600.0
 _RESERVED = ("rng", "n_jobs")
 
 
@@ -152,6 +163,8 @@ def _common_options() -> argparse.ArgumentParser:
     common.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run the trials on this Dask cluster, e.g. tcp://10.0.0.5:8786 (pip install "
                              "'dpexplore[cluster]')")
+    common.add_argument("--scheduler-timeout", dest="scheduler_timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="give up connecting to --scheduler after this long (default 10)")
     common.add_argument("--n-jobs", dest="n_jobs", type=int, default=None,
                         help="joblib workers on this machine (default serial; -1 with --scheduler)")
     common.add_argument("--cache-dir", default=None, help="use the result cache in this directory")
@@ -208,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = vars(parser.parse_args(rest))
     seed, out, scheduler = args.pop("seed"), args.pop("out"), args.pop("scheduler")
     n_jobs, cache_dir, quiet = args.pop("n_jobs"), args.pop("cache_dir"), args.pop("no_progress")
+    timeout = args.pop("scheduler_timeout")
     if out is not None and not out.endswith((".csv", ".json")):
         parser.error(f"--out must end in .csv or .json; got {out!r}")
     kwargs = dict(args, rng=seed)
@@ -215,28 +229,108 @@ def main(argv: Sequence[str] | None = None) -> int:
         kwargs["n_jobs"] = n_jobs if n_jobs is not None else (-1 if scheduler else None)
     elif scheduler or n_jobs:
         parser.error(f"{first.experiment} always runs serially (e.g. wall-clock timings): drop --scheduler/--n-jobs")
+    problem = _check_out(out) or (_check_scheduler(scheduler, timeout) if scheduler is not None else None)
+    if problem:
+        return _fail(problem)
     with contextlib.ExitStack() as stack:
         if cache_dir is not None:
-            stack.enter_context(using_cache(cache_dir))
+            log = logging.getLogger("dpexplore.cache")
+            quiet_log, log.disabled = log.disabled, True  # the reason is this command's one error line
+            try:
+                store = stack.enter_context(using_cache(cache_dir))
+            finally:
+                log.disabled = quiet_log
+            if not store.usable:
+                return _fail(f"--cache-dir {cache_dir!r} cannot be used: {store.problem}")
         if scheduler is not None:
             try:
                 import joblib
-                from distributed import Client
+                from distributed import Client  # noqa: F401 - checked before connecting
             except ImportError:
-                parser.error("--scheduler needs Dask: pip install 'dpexplore[cluster]'")
-            stack.enter_context(Client(scheduler))
+                return _fail("--scheduler needs Dask: pip install 'dpexplore[cluster]'")
+            client = _connect(scheduler, timeout)
+            if isinstance(client, str):
+                return _fail(client)
+            stack.enter_context(client)
             stack.enter_context(joblib.parallel_config(backend="dask"))
         stack.enter_context(_progress_bar(not quiet, first.experiment))
         try:
             result = func(**kwargs)
         except (ValueError, TypeError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return _fail(str(exc))
     if out is not None:
-        if out.endswith(".csv"):
-            result.to_csv(out)
-        else:
-            with open(out, "w", encoding="utf-8") as fh:
-                json.dump(result.to_dict(), fh)
+        try:
+            if out.endswith(".csv"):
+                result.to_csv(out)
+            else:
+                with open(out, "w", encoding="utf-8") as fh:
+                    json.dump(result.to_dict(), fh)
+        except OSError as exc:
+            return _fail(f"--out {out!r}: cannot write ({exc.strerror or exc})")
     print(result.summary() + ("\n(from the result cache)" if result.cached else ""))
     return 0
+
+
+def _fail(message: str) -> int:
+    """One line on stderr, exit status 2 (no traceback)."""
+    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    return 2
+
+
+def _check_out(out: str | None) -> str | None:
+    """Why ``--out`` cannot be written (checked before the run), or None."""
+    if out is None:
+        return None
+    path = Path(out)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return f"--out {out!r} is a directory"
+    if not parent.is_dir():
+        return f"--out {out!r}: the directory {str(parent)!r} does not exist"
+    if not os.access(parent, os.W_OK):
+        return f"--out {out!r}: the directory {str(parent)!r} is not writable"
+    return None
+
+
+_HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})?)")
+
+
+def _check_scheduler(address: str, timeout: float) -> str | None:
+    """Why ``--scheduler`` is not an address ``[tcp://|tls://]host:port``, or None."""
+    if not 0 < timeout <= MAX_SCHEDULER_TIMEOUT:
+        return f"--scheduler-timeout must be in (0, {MAX_SCHEDULER_TIMEOUT}] seconds; got {timeout}"
+    text = address.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    host, colon, port = rest.rpartition(":")
+    if scheme not in ("tcp", "tls") or not colon or not _HOST.fullmatch(host) or not port.isdigit() \
+            or not 1 <= int(port) <= 65535:
+        return (f"--scheduler must be an address tcp://HOST:PORT (or tls://HOST:PORT, HOST:PORT) with a port in "
+                f"1-65535; got {address[:100]!r}")
+    return None
+
+
+def _connect(address: str, timeout: float):
+    """A ``distributed.Client`` connected within ``timeout`` seconds, or the one-line reason it is not.
+
+    The connection is made in a daemon thread joined with the timeout: distributed's own ``timeout`` bounds
+    the TCP connect but not a scheduler that accepts and never answers the handshake.
+    """
+    from distributed import Client
+
+    box: dict[str, Any] = {}
+
+    def make() -> None:
+        try:
+            box["client"] = Client(address, timeout=timeout)
+        except BaseException as exc:  # noqa: BLE001 - reported as one line
+            box["error"] = exc
+
+    thread = threading.Thread(target=make, name="dpexplore-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 2.0)
+    if "client" in box:
+        return box["client"]
+    why = box.get("error") or f"no answer within {timeout:g} s"
+    return f"--scheduler {address!r}: cannot reach the Dask scheduler ({why})"

@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-from dpexplore.core.experiment import ExperimentResult, check_grid, check_trials, run_experiment
+from dpexplore.core.experiment import ExperimentResult, check_grid, check_runs, check_trials, run_experiment
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive
 
@@ -33,6 +33,8 @@ from .mechanisms import baseline_kernel, mechanism_kernel, sample_trajectories
 
 __all__ = [
     "CHAINS",
+    "MAX_RUNS",
+    "MAX_STEPS",
     "MAX_T",
     "MAX_TRIALS",
     "chain_from_spec",
@@ -45,6 +47,10 @@ __all__ = [
 CHAINS = ("credit", "traffic", "web", "paste")
 MAX_T = 100_000
 MAX_TRIALS = 10_000
+#: most runs (grid values × trials) of one call
+MAX_RUNS = 100_000
+#: most simulated steps (T × trials) of one call
+MAX_STEPS = 50_000_000
 ENTROPY_SERIES = ("mechanism running", "baseline running", "sensitive word", "mechanism word", "baseline word")
 
 
@@ -68,13 +74,18 @@ def chain_from_spec(chain: str = "credit", grid_size: int = 5, matrix: str | Non
     return parse_matrix(matrix, max_states=MAX_PASTED_STATES)
 
 
-def _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials):
+def _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials, points=None):
+    """Validated chain, distances, kernels and parameters; ``points(T)`` is the grid size (runs = points × trials)."""
+    T = check_int(T, "T", low=2, high=MAX_T)
+    trials = check_trials(trials, MAX_TRIALS)
+    if points is not None:
+        check_runs(points(T), trials, MAX_RUNS)
+    if T * trials > MAX_STEPS:
+        raise ValueError(f"T*trials must be <= {MAX_STEPS:,} simulated steps; got {T} * {trials}")
     c = chain_from_spec(chain, grid_size, matrix)
     symmetrize = check_choice(symmetrize, "symmetrize", ("sum", "max"))
     epsilon = check_epsilon(epsilon)
     rho = check_positive(rho, "rho")
-    T = check_int(T, "T", low=2, high=MAX_T)
-    trials = check_trials(trials, MAX_TRIALS)
     d = distances(c, symmetrize=symmetrize)
     mk = mechanism_kernel(c, epsilon=epsilon, rho=rho, d=d)
     bk = baseline_kernel(c, epsilon=epsilon)
@@ -114,10 +125,11 @@ def large_error_probability(
     >>> bool(r.mean[0, 0] == 1.0)  # every error is >= 0
     True
     """
-    c, d, mk, bk, params = _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials)
-    if v_grid is None:
-        v_grid = np.linspace(0.0, float(d.max()), 41)
-    v = check_grid(v_grid, "v_grid", low=0.0, max_size=1000)
+    v = None if v_grid is None else check_grid(v_grid, "v_grid", low=0.0, max_size=1000)
+    c, d, mk, bk, params = _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials,
+                                  points=lambda _: 41 if v is None else len(v))
+    if v is None:
+        v = check_grid(np.linspace(0.0, float(d.max()), 41), "v_grid", low=0.0, max_size=1000)
     params["v_grid"] = list(v)
     trial = functools.partial(_tail_trial, chain=c, d=d, mk=mk, bk=bk, T=params["T"], v=np.asarray(v))
     return run_experiment(large_error_probability, params, trial, axis="v", grid=v, series=["mechanism", "baseline"],
@@ -159,7 +171,8 @@ def entropy_vs_length(
     >>> r.series[0], r.grid[-1]
     ('mechanism running', 20)
     """
-    c, _, mk, bk, params = _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials)
+    c, _, mk, bk, params = _setup(chain, grid_size, matrix, symmetrize, epsilon, rho, T, trials,
+                                  points=lambda t: len(entropy_lengths(t)))
     trial = functools.partial(_entropy_trial, chain=c, mk=mk, bk=bk, T=params["T"])
     return run_experiment(entropy_vs_length, params, trial, axis="T", grid=entropy_lengths(params["T"]).tolist(),
                           series=ENTROPY_SERIES, trials=params["trials"], rng=rng, n_jobs=n_jobs, per="trial")

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpexplore.core.experiment import ExperimentResult, check_grid, check_series, check_trials, run_experiment
+from dpexplore.core.experiment import (
+    ExperimentResult,
+    check_grid,
+    check_runs,
+    check_series,
+    check_trials,
+    run_experiment,
+)
 from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_epsilon, check_int, check_real
 
@@ -38,6 +45,7 @@ from .metrics import sin2
 __all__ = [
     "DELTA",
     "EPSILONS",
+    "MAX_RUNS",
     "MAX_TRIALS",
     "METHODS",
     "NS_IID",
@@ -52,6 +60,8 @@ EPSILONS = tuple(float(e) for e in np.geomspace(0.3, 100.0, 7))
 NS_IID = (200, 400, 800, 1600, 3200)
 METHODS = ("adaptive", "worst", "gauss", "nonprivate")
 MAX_TRIALS = 10_000
+#: most runs (grid values × trials) of one call, on every route (per point and per trial)
+MAX_RUNS = 100_000
 MAX_D = 4_000  # Analyze Gauss forms a d×d matrix
 
 
@@ -114,7 +124,7 @@ def error_vs_epsilon(
     ups = _coherence(coherence, n)
     eps = check_grid(epsilons, "epsilons", low=0.0, low_open=True)
     methods = check_series(methods, "methods", METHODS)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(eps), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     T = default_iterations(d, kappa)
     params = dict(n=n, d=d, kappa=kappa, coherence=ups, epsilons=list(eps), methods=list(methods), trials=trials)
     trial = functools.partial(_eps_trial, n=n, d=d, kappa=kappa, coherence=ups, epsilons=eps, methods=methods, T=T)
@@ -152,7 +162,7 @@ def error_vs_coherence(
         coherences = [float(u) for u in np.geomspace(1.0 / math.sqrt(n), 1.0, 6)]
     grid = check_grid(coherences, "coherences", low=1.0 / math.sqrt(n) * (1 - 1e-12), high=1.0)
     methods = check_series(methods, "methods", METHODS)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(grid), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     T = default_iterations(d, kappa)
     params = dict(n=n, d=d, kappa=kappa, epsilon=epsilon, coherences=list(grid), methods=list(methods),
                   trials=trials)
@@ -187,8 +197,8 @@ def thresholds_per_iteration(n: int, d: int, *, kappa: float, coherence: float, 
     n, d, kappa = _check_shape(n, d, kappa)
     ups = _coherence(coherence, n)
     epsilon = check_epsilon(epsilon)
-    trials = check_trials(trials, MAX_TRIALS)
     T = default_iterations(d, kappa)
+    trials = check_runs(T, check_trials(trials, MAX_TRIALS), MAX_RUNS)
     trial = functools.partial(_thresholds_trial, n=n, d=d, kappa=kappa, coherence=ups, epsilon=epsilon, T=T)
     return run_experiment(thresholds_per_iteration, dict(n=n, d=d, kappa=kappa, coherence=ups, epsilon=epsilon,
                                                          trials=trials),
@@ -224,7 +234,7 @@ def error_vs_n_iid(
     d, kappa = int(d), float(kappa)
     epsilon = check_epsilon(epsilon)
     methods = check_series(methods, "methods", METHODS)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(ns), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     T = default_iterations(d, kappa)
     params = dict(d=d, kappa=kappa, epsilon=epsilon, ns=list(ns), methods=list(methods), trials=trials)
     trial = functools.partial(_iid_trial, d=d, kappa=kappa, epsilon=epsilon, methods=methods, T=T)

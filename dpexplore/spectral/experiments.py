@@ -25,7 +25,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpexplore.core.experiment import ExperimentResult, check_grid, check_series, check_trials, run_experiment
+from dpexplore.core.experiment import (
+    ExperimentResult,
+    check_grid,
+    check_runs,
+    check_series,
+    check_trials,
+    run_experiment,
+)
 from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_probability
 
@@ -38,6 +45,7 @@ __all__ = [
     "ACCOUNTANT_CHOICES",
     "EPSILONS",
     "MAX_N",
+    "MAX_RUNS",
     "MAX_TRIALS",
     "MECHANISM_ORDER",
     "NS",
@@ -57,6 +65,8 @@ ACCOUNTANT_CHOICES = ("none", "fmt21_numerical", "fmt23_numerical", "fmt21_close
 MAX_N = 10_000
 MAX_TRIALS = 10_000
 MAX_ITERATIONS = 1_000
+#: most runs (grid values × trials) of one call, on every route (per point and per trial)
+MAX_RUNS = 100_000
 
 
 def _delta(n: int) -> float:
@@ -112,7 +122,7 @@ def misclassification_vs_epsilon(
     mechs = check_series(mechanisms, "mechanisms", MECHANISM_ORDER)
     accountant = check_choice(accountant, "accountant", ACCOUNTANT_CHOICES)
     iterations = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(eps), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     params = dict(n=n, k=k, p=p, q=q, epsilons=list(eps), mechanisms=list(mechs), accountant=accountant,
                   iterations=iterations, trials=trials)
     trial = functools.partial(_misclassification_trial, n=n, k=k, p=p, q=q, mechanisms=mechs, accountant=accountant,
@@ -138,7 +148,7 @@ def nonprivate_misclassification(n: int, k: int, p: float, q: float, *, trials: 
     (('non-private',), (100,))
     """
     n, k, p, q = _check_sbm(n, k, p, q)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(1, check_trials(trials, MAX_TRIALS), MAX_RUNS)
     trial = functools.partial(_nonprivate_trial, k=k, p=p, q=q)
     return run_experiment(nonprivate_misclassification, dict(n=n, k=k, p=p, q=q, trials=trials), trial, axis="n",
                           grid=[n], series=["non-private"], trials=trials, rng=rng, n_jobs=n_jobs,
@@ -187,7 +197,7 @@ def subspace_error_vs_n(
     mechs = check_series(mechanisms, "mechanisms", MECHANISM_ORDER)
     accountant = check_choice(accountant, "accountant", ACCOUNTANT_CHOICES)
     iterations = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
-    trials = check_trials(trials, MAX_TRIALS)
+    trials = check_runs(len(ns), check_trials(trials, MAX_TRIALS), MAX_RUNS)
     params = dict(k=k, p=float(p), q=float(q), epsilon=epsilon, ns=list(ns), mechanisms=list(mechs),
                   accountant=accountant, iterations=iterations, trials=trials)
     trial = functools.partial(_subspace_trial, k=k, p=float(p), q=float(q), epsilon=epsilon, mechanisms=mechs,
@@ -234,8 +244,8 @@ def spectrum(n: int, k: int, p: float, q: float, *, epsilon: float, accountant: 
     n, k, p, q = _check_sbm(n, k, p, q, n_low=20)
     epsilon = check_epsilon(epsilon)
     accountant = check_choice(accountant, "accountant", ACCOUNTANT_CHOICES)
-    trials = check_trials(trials, MAX_TRIALS)
     m = min(2 * k + 4, 16)
+    trials = check_runs(m, check_trials(trials, MAX_TRIALS), MAX_RUNS)
     trial = functools.partial(_spectrum_trial, n=n, k=k, p=p, q=q, epsilon=epsilon, accountant=accountant, m=m)
     return run_experiment(spectrum, dict(n=n, k=k, p=p, q=q, epsilon=epsilon, accountant=accountant, trials=trials),
                           trial, axis="j", grid=list(range(1, m + 1)), series=["true", "shuffle", "analyze_gauss"],
@@ -271,7 +281,7 @@ def run_times(n: int, k: int, p: float, q: float, *, epsilon: float, accountant:
     epsilon = check_epsilon(epsilon)
     accountant = check_choice(accountant, "accountant", ACCOUNTANT_CHOICES)
     iterations = check_int(iterations, "iterations", low=1, high=MAX_ITERATIONS)
-    trials = check_trials(trials, 100)
+    trials = check_runs(1, check_trials(trials, 100), MAX_RUNS)
     trial = functools.partial(_times_trial, n=n, k=k, p=p, q=q, epsilon=epsilon, accountant=accountant,
                               iterations=iterations)
     params = dict(n=n, k=k, p=p, q=q, epsilon=epsilon, accountant=accountant, iterations=iterations, trials=trials)

@@ -50,18 +50,12 @@ def test_bad_inputs():
 
 # -- experiment results, bands, the cache ------------------------------------------------------------
 import json  # noqa: E402
-import multiprocessing  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
 
 from scipy import stats  # noqa: E402
 
 import dpexplore  # noqa: E402
 from dpexplore.core import (  # noqa: E402
     ExperimentResult,
-    ResultCache,
     experiment_progress,
     proportion_band,
     run_experiment,
@@ -126,7 +120,8 @@ def test_dict_and_csv_round_trip(tmp_path):
     assert back.same_numbers(r) and back.grid == (100, 200) and isinstance(back.grid[0], int)
     path = tmp_path / "r.csv"
     text = r.to_csv(path)
-    assert text.startswith("# function: \"tests.demo\"\n") and "# seed: 3" in text and "# version:" in text
+    # each header line is one CSV cell (quoted when it holds a comma or a quote): a spreadsheet shows it in A1..A11
+    assert text.startswith('"# function: ""tests.demo"""\n') and "\n# seed: 3\n" in text and '"# version:' in text
     for src in (path, str(path), text, open(path)):
         got = ExperimentResult.from_csv(src)
         assert got.same_numbers(r)
@@ -221,7 +216,7 @@ def test_cache_hit_and_version_invalidation(tmp_path, monkeypatch):
         third = run()
         assert len(calls) == 30 and not third.cached and third.version == "99.0"
         # a damaged entry is recomputed and overwritten, never an error
-        for f in tmp_path.iterdir():
+        for f in tmp_path.glob("*.json"):
             f.write_text("{not json")
         assert not run().cached and run().cached
     # environment variable: every process that inherits it shares the directory
@@ -229,65 +224,51 @@ def test_cache_hit_and_version_invalidation(tmp_path, monkeypatch):
     assert run().cached
 
 
-def test_cache_is_bounded_lru(tmp_path):
-    c = ResultCache(tmp_path, max_bytes=3000)
-    keys = [c.key("f", {"i": i}, 0, "v") for i in range(10)]
-    for i, k in enumerate(keys):
-        c.put(k, {"payload": "x" * 900, "i": i})
-        os.utime(c._path(k), (1000 + i, 1000 + i))  # distinct, increasing ages
-        if i == 2:
-            c.get(keys[0])  # used: becomes the newest
-            os.utime(c._path(keys[0]), (1000 + 2.5, 1000 + 2.5))
-        if i == 3:  # key 1 is now the least recently used: evicted before key 0
-            assert {j for j in range(4) if c._path(keys[j]).exists()} == {0, 2, 3}
-    assert c.size() <= 3000
-    left = {k for k in keys if c._path(k).exists()}
-    assert left == set(keys[-3:])  # the least recently used went first
-    assert c.clear() == 3 and c.size() == 0
-    with pytest.raises(ValueError, match="cache key must be 64 lowercase hex digits"):
-        c.get("../../etc/passwd")
-    with pytest.raises(ValueError, match="max_bytes must be an integer >= 1"):
-        ResultCache(tmp_path, max_bytes=0)
+# -- maxima on every route (issue 30 item 4) ------------------------------------------------------------
+def test_run_experiment_caps_grid_times_trials_on_both_routes():
+    from dpexplore.core.experiment import MAX_RESULT_VALUES, MAX_RUNS, check_runs
+
+    calls = []
+
+    def never(*args):
+        calls.append(args)
+        return [0.0]
+
+    for per in ("point", "trial"):
+        with pytest.raises(ValueError, match=r"grid size × trials must be <= 1,000,000 runs; got 1001 × 1000"):
+            run_experiment("f", {}, never, axis="x", grid=list(range(1001)), series=["s"], trials=1000, per=per,
+                           rng=0)
+        with pytest.raises(ValueError, match=r"trials must be an integer >= 1 and <= 1000000"):
+            run_experiment("f", {}, never, axis="x", grid=[1], series=["s"], trials=10**7, per=per, rng=0)
+        with pytest.raises(ValueError, match=r"len\(series\)\*len\(grid\)\*trials must be <= 4,000,000"):
+            run_experiment("f", {}, never, axis="x", grid=list(range(1000)), series=list("abcde"), trials=1000,
+                           per=per, rng=0)
+    assert calls == [] and MAX_RUNS == 1_000_000 and MAX_RESULT_VALUES == 4_000_000
+    assert check_runs(10, 5) == 5
 
 
-def _write_same_entry(directory, rounds):
-    c = ResultCache(directory)
-    k = c.key("f", {"same": True}, 0, "v")
-    for i in range(rounds):
-        c.put(k, {"values": list(range(2000)), "writer": os.getpid(), "i": i})
-        doc = c.get(k)
-        assert doc is not None and doc["values"] == list(range(2000))
+@pytest.mark.parametrize("call", [
+    "spectral.misclassification_vs_epsilon(100, 2, 0.5, 0.05, epsilons=[float(e) for e in range(1, 41)], "
+    "trials=5000, rng=0)",
+    "spectral.subspace_error_vs_n(k=2, p=0.5, q=0.05, epsilon=1.0, ns=list(range(10, 60)), trials=5000, rng=0)",
+    "spectral.spectrum(100, 6, 0.5, 0.05, epsilon=1.0, trials=10000, rng=0)",
+    "pca.error_vs_epsilon(100, 10, kappa=0.5, coherence=0.5, epsilons=[float(e) for e in range(1, 41)], "
+    "trials=5000, rng=0)",
+    "pca.thresholds_per_iteration(200, 50, kappa=0.5, coherence=0.5, epsilon=1.0, trials=10000, rng=0)",
+    "markov.large_error_probability('credit', epsilon=1.0, rho=1.0, v_grid=[i / 10 for i in range(1000)], "
+    "trials=1000, rng=0)",
+    "markov.entropy_vs_length('credit', epsilon=1.0, rho=1.0, T=1000, trials=10000, rng=0)",
+    "markov.large_error_probability('credit', epsilon=1.0, rho=1.0, T=100000, trials=1000, rng=0)",
+    "erm.risk_vs_radius(200, 3, epsilon=1.0, delta=1e-5, radii=[float(r) for r in range(1, 41)], trials=1000, rng=0)",
+])
+def test_every_experiment_caps_its_runs_before_working(call):
+    import importlib
+    import time
 
-
-def test_concurrent_writers_never_leave_a_partial_entry(tmp_path):
-    ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_write_same_entry, args=(str(tmp_path), 200)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert [p.exitcode for p in procs] == [0, 0]
-    c = ResultCache(tmp_path)
-    assert c.get(c.key("f", {"same": True}, 0, "v"))["values"] == list(range(2000))
-    assert [f.name for f in tmp_path.iterdir() if f.name.startswith(".tmp-")] == []
-
-
-def test_a_second_process_gets_the_cached_result(tmp_path, repo_root):
-    script = textwrap.dedent("""
-        import json, sys
-        from dpexplore.core import run_experiment, get_cache
-        calls = []
-        def trial(x, rng):
-            calls.append(x)
-            return [x + rng.normal()]
-        r = run_experiment("tests.subprocess", {"a": 1}, trial, axis="x", grid=[1.0, 2.0], series=["s"],
-                           trials=4, rng=11)
-        print(json.dumps({"calls": len(calls), "cached": r.cached, "values": r.values.tolist(),
-                          "hits": get_cache().hits}))
-    """)
-    env = {**os.environ, "DPEXPLORE_CACHE_DIR": str(tmp_path / "shared"), "PYTHONPATH": repo_root}
-    outs = [json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                                      check=True, timeout=120).stdout) for _ in range(2)]
-    assert outs[0]["calls"] == 8 and not outs[0]["cached"] and outs[0]["hits"] == 0
-    assert outs[1]["calls"] == 0 and outs[1]["cached"] and outs[1]["hits"] == 1
-    assert outs[1]["values"] == outs[0]["values"]
+    paper = call.split(".")[0]
+    mod = importlib.import_module(f"dpexplore.{paper}.experiments")
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"must be <= [\d,]+ (runs|simulated steps)"):
+        eval(call.split(".", 1)[1], vars(mod))  # noqa: S307 - the test's own literal calls
+    assert time.perf_counter() - t0 < 5  # refused up front, not after running
+    assert mod.MAX_RUNS <= 100_000
