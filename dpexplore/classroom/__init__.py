@@ -4,8 +4,11 @@
 server (only randomized bits and timestamps; never a true answer); :mod:`~dpexplore.classroom.stats`
 turns the tally into a debiased estimate with an interval, and says how deniable one answer is.
 The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
+:mod:`~dpexplore.classroom.lessons` reads and checks the lessons file (presets, predict questions, lesson
+sequences); :mod:`~dpexplore.classroom.worksheets` prints a sequence as a student or instructor worksheet.
 """
 
+from .lessons import LessonError, absolute_values, check_value, direction, load_lessons, validate_lessons
 from .stats import (
     Deniability,
     PollEstimate,
@@ -31,10 +34,14 @@ from .store import (
     check_secret,
     default_poll_dir,
 )
+from .worksheets import worksheet_html, worksheet_markdown
 
 __all__ = [
     "AlreadyAnswered", "BadSecret", "Deniability", "PollClosed", "PollCreated", "PollError", "PollEstimate",
     "PollInfo", "PollLimitReached", "PollStore", "Tally", "UnknownPoll", "check_join_code", "check_secret",
     "default_poll_dir", "deniability", "estimate_fraction", "exact_coverage", "interval_halfwidth",
     "simulate_class", "simulated_coverage",
+    # lessons and worksheets
+    "LessonError", "absolute_values", "check_value", "direction", "load_lessons", "validate_lessons",
+    "worksheet_html", "worksheet_markdown",
 ]
