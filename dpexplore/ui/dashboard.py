@@ -470,7 +470,7 @@ class Dashboard(widgets.VBox):
         self._present_css = widgets.HTML("", layout=widgets.Layout(display="none"))
         self.add_class("dpx-dashboard")
         self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
-                         snippet_box, footer, self._present_css]
+                         snippet_box, self._present_css, footer]
         if self.teaching.present:
             self.set_presentation(True, redraw=False)
         if self._render and _in_kernel():

@@ -40,7 +40,7 @@ NAMES = ("LOP", "clipped LOP", "QOP")
 MECH_COLORS = {"LOP": F.color_for(1), "clipped LOP": F.color_for(4), "QOP": F.color_for(0)}
 QOP_HAT = "QOP θ̂ (no output noise)"  # key of compare_mechanisms' not-private reference curve
 HAT_COLOR = F.color_for(3)
-QOP_PRIVATE = "QOP, private (qop_inexact)"  # legend name of the private QOP curves
+QOP_PRIVATE = "QOP, private (inexact anchor)"  # legend name of the private QOP curves
 # declared solver accuracy τ of qop_inexact: 1e-6 unless double precision cannot certify that at these settings
 # (then 100 × the certificate's rounding floor; public quantities only). The certificate is shown in the note.
 TAU = "auto"
@@ -313,7 +313,7 @@ class QuadraticPerturbationDashboard(Dashboard):
                        trials=p["trials"], row=1, col=2)
         fig.data[-1].line.dash = "dash"
         fig.add_trace(go.Scatter(x=[ratio0], y=[base.mean["QOP"][0]], mode="markers",
-                                 name=f"private QOP (qop_inexact) at its weight ({ratio0:.2g})",
+                                 name=f"private QOP (inexact anchor) at its weight ({ratio0:.2g})",
                                  marker={"symbol": "diamond", "size": 11, "color": q}), row=1, col=2)
         F.add_theory(fig, w_span, [base.anchor_risk] * 2, name="anchor's own risk", kind="exact", color="#777777",
                      row=1, col=2, showlegend=False)

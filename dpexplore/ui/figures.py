@@ -337,8 +337,8 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
 
 
 _TEX = re.compile(r"([_^])\{([^{}]*)\}")
-# a bare subscript of one or two letters/digits after a symbol (θ_t, λ_j, s_t, ‖A‖²_F), not snake_case words
-_SUB = re.compile(r"(?<=[^\s_<>])_([A-Za-z0-9]{1,2}|[α-ωΑ-Ω])(?![A-Za-z0-9_])")
+# a bare subscript after a one-character symbol (θ_t, λ_max, ε_GDP, Û_private, ‖A‖²_F), not snake_case words
+_SUB = re.compile(r"(?<![\w])([^\W\d_]|[²³‖)])_([A-Za-z0-9][A-Za-z0-9-]*)")
 
 
 def tex_to_html(text: str) -> str:
@@ -349,13 +349,13 @@ def tex_to_html(text: str) -> str:
     --------
     >>> tex_to_html("T_{n,k} and n^{−1/2}, e^{ε_{0}}")
     'T<sub>n,k</sub> and n<sup>−1/2</sup>, e<sup>ε<sub>0</sub></sup>'
-    >>> tex_to_html("θ_t, ‖A‖²_F and noisy_power")
-    'θ<sub>t</sub>, ‖A‖²<sub>F</sub> and noisy_power'
+    >>> tex_to_html("θ_t, ‖A‖²_F, λ_max(W) and noisy_power")
+    'θ<sub>t</sub>, ‖A‖²<sub>F</sub>, λ<sub>max</sub>(W) and noisy_power'
     """
     if not isinstance(text, str):
         return text
     if "_" in text and "://" not in text:
-        text = _SUB.sub(r"<sub>\1</sub>", text)
+        text = _SUB.sub(r"\1<sub>\2</sub>", text)
     if "{" not in text:
         return text
     prev = None

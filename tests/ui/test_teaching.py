@@ -234,21 +234,21 @@ def test_predict_mode_asks_first_then_applies_the_change_and_reveals(tiny_lesson
     t = d.teaching
     assert t.predict_box.layout.display == "flex" and "Question 1 of 2" in t.q_text.value
     assert d.params()["epsilon"] == 2.0  # the first question's starting point
-    assert t.q_commit.disabled and t.q_result.value == ""
+    assert t.q_commit.disabled and t.verdict_html == ""
     t.q_choices.value = "down"
     assert not t.q_commit.disabled and d.params()["epsilon"] == 2.0  # nothing changes before committing
     t.q_commit.click()
     assert d.params()["epsilon"] == 1.0
-    assert "You predicted <b>down</b>" in t.q_result.value and "the answer is <b>up</b>" in t.q_result.value
-    assert "Noise scales like 1/ε." in t.q_result.value
+    assert "You predicted <b>down</b>" in t.verdict_html and "the answer is <b>up</b>" in t.verdict_html
+    assert "Noise scales like 1/ε." in t.verdict_html
     before = check_value({"panel": "err", "series": "laplace"}, {"": noisy_mean(epsilon=2.0, n=100, rng=0)})
     after = check_value({"panel": "err", "series": "laplace"}, {"": noisy_mean(epsilon=1.0, n=100, rng=0)})
-    assert f"{before:.4g} → {after:.4g} (up) ✓ as stated" in t.q_result.value
+    assert f"{before:.4g} → {after:.4g} (up) ✓ as stated" in t.verdict_html
     assert t.q_choices.disabled
     t.q_next.click()
     assert "Question 2 of 2" in t.q_text.value and d.params()["n"] == 100 and t.q_choices.value is None
     t.commit("down")
-    assert "Right." in t.q_result.value and d.params()["n"] == 400
+    assert "Right." in t.verdict_html and d.params()["n"] == 400
 
 
 def test_predict_in_background_mode_reveals_once_the_panel_is_drawn(tiny_lessons):
@@ -260,11 +260,11 @@ def test_predict_in_background_mode_reveals_once_the_panel_is_drawn(tiny_lessons
     figure = d.figure
     d.figure = lambda panel, p: (go.wait(30), figure(panel, p))[1]
     d.teaching.commit("up")
-    text = d.teaching.q_result.value
+    text = d.teaching.verdict_html
     assert "the plot is redrawing" in text and "Right." not in text  # no verdict before the plot shows the change
     go.set()
     assert d.wait()
-    assert "Right." in d.teaching.q_result.value and "✓ as stated" in d.teaching.q_result.value
+    assert "Right." in d.teaching.verdict_html and "✓ as stated" in d.teaching.verdict_html
 
 
 def test_unknown_mode_is_reported(tiny_lessons):
