@@ -185,7 +185,7 @@ class PrivatePCADashboard(Dashboard):
         vals = {m: r.trial_values(m) for m in methods}
         ups_real = r.curve("realised coherence")[0]
         fig = F.base_figure(f"sin²(v1, x) vs coherence at ε = {eps:.3g}  (n={n}, d={d}, κ={kappa:.2f})",
-                            "coherence Υ = max_i |⟨a_i, v1⟩|/σ1 (log scale; 1/√n = fully spread)",
+                            "coherence Υ = max<sub>i</sub> |⟨a<sub>i</sub>, v1⟩|/σ1 (log scale; 1/√n = fully spread)",
                             "sin²(v1, x) (log scale)", log_x=True, log_y=True, height=440)
         for m in methods:
             mean, lo, hi = r.curve(m)  # t band within [0, 1]
