@@ -74,7 +74,7 @@ _NOTE_STYLE = (
 _STALE_CSS = (
     ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
     ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
-    "max-height:45vh;overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
+    "max-height:min(45vh,235px);overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
     ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
     ".dpx-controls .dpx-wide{grid-column:span 2}.dpx-controls .dpx-full{grid-column:1/-1}"
 )

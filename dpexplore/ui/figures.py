@@ -322,6 +322,8 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
             continue
         decades = np.log10(hi) - np.log10(lo)
         if decades > max_decades:
+            if axis.dtick is None:  # decade labels only: plotly's "2", "5" minor labels are tiny (9 px)
+                axis.update(dtick=1 if decades <= 12 else 2)
             continue
         mantissas = (1, 2, 3, 5) if decades <= 1.3 else (1, 2, 5) if decades <= 2.5 else (1, 3)
         ticks = [m * 10.0**e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
@@ -338,7 +340,7 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
 
 _TEX = re.compile(r"([_^])\{([^{}]*)\}")
 # a bare subscript after a one-character symbol (θ_t, λ_max, ε_GDP, Û_private, ‖A‖²_F), not snake_case words
-_SUB = re.compile(r"(?<![\w])([^\W\d_]|[²³‖)])_([A-Za-z0-9][A-Za-z0-9-]*)")
+_SUB = re.compile(r"(?<![A-Za-zα-ωΑ-Ω])([^\W\d_]['′]?|[²³‖)])_([A-Za-z0-9α-ωΑ-Ω][A-Za-z0-9α-ωΑ-Ω-]*)")
 
 
 def tex_to_html(text: str) -> str:

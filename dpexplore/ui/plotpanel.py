@@ -83,8 +83,20 @@ const FIT_MIN = 300;
 function fitHeight(div, want) {
   const sc = scrollParent(div);
   const top = div.getBoundingClientRect().top + (sc ? sc.scrollTop : window.scrollY);
-  const room = Math.floor(window.innerHeight - top - 6);
+  const room = Math.floor(window.innerHeight - top - 16);
   return Math.max(FIT_MIN, Math.min(want, room));
+}
+// A legend below the plot is placed in units of the plot area's height: on a short plot it lands on the
+// x axis's title. Move it down until there is a gap (the bottom margin grows, the figure height stays).
+async function clearLegend(P, div) {
+  for (let i = 0; i < 4; i++) {
+    const lg = div.querySelector(".legend"), xt = div.querySelector(".g-xtitle");
+    const fl = div._fullLayout;
+    if (!lg || !xt || !fl || !fl._size || !fl.legend || fl.legend.y >= 0) return;
+    const gap = lg.getBoundingClientRect().top - xt.getBoundingClientRect().bottom;
+    if (gap >= 4 || !xt.getBoundingClientRect().height) return;
+    await P.relayout(div, { "legend.y": fl.legend.y - (8 - gap) / Math.max(fl._size.h, 40) });
+  }
 }
 function attached(el) {  // plotly sizes a plot from its container: draw once it is in the page
   return new Promise((resolve) => {
@@ -129,6 +141,7 @@ export default {
           const layout = fig.layout || {};
           if (model.get("fit_screen") && layout.height) layout.height = fitHeight(div, layout.height);
           await Plotly.react(div, fig.data || [], layout, fig.config || {});
+          await clearLegend(Plotly, div);
         } while (again && alive);
       } catch (e) {
         fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
@@ -154,7 +167,7 @@ export default {
           try { want = (JSON.parse(model.get("figure")).layout || {}).height || 0; } catch (e) {}
           const h = want ? fitHeight(div, want) : 0;
           const now = div._fullLayout ? div._fullLayout.height : h;
-          if (h && Math.abs(h - now) > 4) Plotly.relayout(div, { height: h });
+          if (h && Math.abs(h - now) > 4) { await Plotly.relayout(div, { height: h }); await clearLegend(Plotly, div); }
         }
       }
       if (Plotly && window.ResizeObserver) {

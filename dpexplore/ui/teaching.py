@@ -107,7 +107,7 @@ _COPY_ESM = """
 function render({ model, el }) {
   const btn = document.createElement("button");
   btn.className = "dpx-copy jupyter-button";
-  btn.textContent = "Copy link + code of this view";
+  btn.textContent = "Copy link + code";
   btn.title = "Copies this view's deep link and its 'reproduce in code' snippet to the clipboard";
   const out = document.createElement("textarea");
   out.className = "dpx-copy-text";
@@ -295,9 +295,9 @@ class TeachingBox(widgets.VBox):
         self.problem_box = widgets.HTML(self._problems_html())
         rows.append(self.problem_box)
         self.preset_select = widgets.Dropdown(
-            options=[("— choose a lesson preset —", "")] + [(p["title"], n) for n, p in self.presets.items()],
-            value=self.preset or "", description="Lesson preset", style={"description_width": "initial"},
-            layout=widgets.Layout(width="24em"))
+            options=[("— lesson preset —", "")] + [(p["title"], n) for n, p in self.presets.items()],
+            value=self.preset or "", description="", tooltip="Lesson preset: sets every control at once",
+            layout=widgets.Layout(width="17em"))
         self.preset_select.add_class("dpx-preset")
         self.preset_note = widgets.HTML(self._preset_note_html())
         self.preset_select.observe(self._on_preset, names="value")
@@ -306,7 +306,7 @@ class TeachingBox(widgets.VBox):
         self.predict_button.add_class("dpx-predict-toggle")
         self.predict_button.observe(self._on_toggle, names="value")
         self.present_button = widgets.ToggleButton(
-            value=self.present, description="Presentation mode", icon="desktop",
+            value=self.present, description="Present", icon="desktop",
             tooltip="For a projector: large plot text; hides the guide, long captions, the audit and secondary "
                     "controls (?present=1)")
         self.present_button.add_class("dpx-present-toggle")
@@ -314,7 +314,7 @@ class TeachingBox(widgets.VBox):
                                     names="value")
         self.lesson_select = widgets.Dropdown(
             options=[("— lesson sequence —", "")] + [(q["title"], n) for n, q in self.sequences.items()],
-            value=self.lesson or "", description="", layout=widgets.Layout(width="18em"))
+            value=self.lesson or "", description="", layout=widgets.Layout(width="15em"))
         self.lesson_select.add_class("dpx-lesson-select")
         self.lesson_select.observe(lambda ch: self._guard(lambda: self.start_lesson(ch["new"] or None)), names="value")
         self.copy = CopyView()
