@@ -90,7 +90,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         Control("d", "d (dimension)", "logint", 50, 5, 150, step=0.05),
         Control("kappa", "κ for panel 3 (box radius)", "log", 10.0, 0.01, 1000.0, step=0.25),
         Control("lam", "λ (ℓ1 weight)", "float", 1.0, 0.0, 5.0, step=0.1),
-        Control("eta", "anchor error η = ‖θ̃ − θ*‖", "log", 0.001, 1e-3, 10.0, step=0.25,
+        Control("eta", "anchor error η (= ‖θ̃ − θ*‖)", "log", 0.001, 1e-3, 10.0, step=0.25,
                 help="distance of the anchor θ̃ from θ* (= θ_true); qop_inexact declares exactly this η"),
         Control("m_ratio", "m/d (Wishart dof)", "float", 2.0, 1.0, 8.0, step=0.25),
         Control("clip", "clip norm ζ (clipped LOP)", "log", 100.0, 1.0, 1e5, step=0.25),
@@ -106,7 +106,7 @@ class QuadraticPerturbationDashboard(Dashboard):
                 options=tuple((name, name) for name in AUDIT_MECHANISMS)),
         Control("audit_epsilon", "claimed ε under audit (Audit section)", "log", 2.0, 0.1, 8.0, step=0.1,
                 help="the audit runs a d = 1 problem at this ε and the δ above; the panels above use ε"),
-        Control("audit_eta", "anchor error η under audit (Audit section)", "log", 0.1, 1e-3, 10.0, step=0.25,
+        Control("audit_eta", "audit: anchor η (Audit section)", "log", 0.1, 1e-3, 10.0, step=0.25,
                 help="|θ̃ − θ*| of the audit's d = 1 pair; the panels above use the η slider"),
     ]
     panels = [
@@ -131,8 +131,10 @@ class QuadraticPerturbationDashboard(Dashboard):
                       "quadratic QOP returns about the anchor — and the private QOP paying for η with noise that "
                       "pins it to the box corners too unless η is tiny."),
         Panel("bounds", "2. QOP's utility bound vs ε (reference constants)", depends_on=("alpha1",),
-              caption="Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), each minimised over m "
-                      "and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 (the paper's F1 setting). "
+              caption="<b>No slider moves this panel</b> (only the α1 calibration does): it is the paper's fixed "
+                      "reference setting. Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), "
+                      "each minimised over m and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 "
+                      "(the paper's F1 setting). "
                       "Black crosses: the paper's table (reference α1). Neither bound depends on the box diameter."),
         Panel("advantage", "3. What QOP's advantage depends on (at the κ chosen above)", depends_on=_MEASURED
               + ("kappa",),
@@ -203,7 +205,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         c = self._sweep(p)
         fig = F.base_figure(f"ε = {p['epsilon']:.3g}, δ = {p['delta']:.2g}, n = {p['n']}, d = {p['d']}, "
                             f"m = {self._m(p)}, K = {p['iterations']}",
-                            "box radius κ (log scale)", "empirical risk ½·mean((Xθ − y)²) (log scale)",
+                            "box radius κ (log scale)", "empirical risk (log scale)",
                             log_x=True, log_y=True, height=460)
         for name in NAMES:
             F.add_measured(fig, c.radii, c.mean[name], c.lower[name], c.upper[name],

@@ -214,7 +214,9 @@ def is_headline(trace) -> bool:
 
 def add_note(fig: go.Figure, text: str, *, y: float = 1.0) -> go.Figure:
     """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing)."""
-    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left", yanchor="top",
+    # anchored inside the plot area: a low note rests on the x axis (never on its tick labels)
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left",
+                       yanchor="top" if y >= 0.5 else "bottom",
                        showarrow=False, font={"size": TEXT_PX["note"][0], "color": "#555"}, align="left",
                        bgcolor="rgba(255,255,255,0.8)")
     return fig

@@ -89,6 +89,9 @@ function fitHeight(div, want) {
 // A legend below the plot is placed in units of the plot area's height: on a short plot it lands on the
 // x axis's title. Move it down until there is a gap (the bottom margin grows, the figure height stays).
 async function clearLegend(P, div) {
+  try { await clearLegendOnce(P, div); } catch (e) { console.warn("dpexplore: moving the legend failed", e); }
+}
+async function clearLegendOnce(P, div) {
   for (let i = 0; i < 4; i++) {
     const lg = div.querySelector(".legend"), xt = div.querySelector(".g-xtitle");
     const fl = div._fullLayout;

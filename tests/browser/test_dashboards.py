@@ -19,9 +19,12 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     require_browser()
-    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=["--VoilaConfiguration.show_tracebacks=True"]) as srv:
+    # the class poll's database in a fresh folder: never a file another checkout (another schema) left behind
+    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(tmp_path_factory.mktemp("polls"))}
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=["--VoilaConfiguration.show_tracebacks=True"],
+                     env=env) as srv:
         yield srv
 
 
@@ -150,11 +153,11 @@ JS_FIRST_SCREEN = """() => {
 
 #: plot checks for a projector (issue 25, item 8): the first plot and its legend on the first screen, plot text
 #: of at least `min_px`, axis titles and legend inside the figure (not cut), no raw underscores
-JS_PLOT_READABLE = """(minPx) => {
+JS_PLOT_READABLE = """([minPx, legend]) => {
   const problems = [];
   const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(p => p.offsetParent !== null);
   const first = plots[0];
-  if (first) {
+  if (first && legend) {
     const r = first.getBoundingClientRect();
     if (r.bottom > window.innerHeight + 1)
       problems.push('first plot (with its legend) ends below the first screen: bottom ' + Math.round(r.bottom)
@@ -186,8 +189,8 @@ VIEWPORTS = [(1280, 900), (1024, 768)]
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
 @pytest.mark.parametrize("path", DASHBOARDS, ids=[p.stem for p in DASHBOARDS])
 def test_a_students_first_screen(path, viewport, server, browser):
-    """As a student opens it, at 1280×900 and 1024×768: the first slider, the first plot and its legend on the
-    first screen, every slider with a usable track (≥ 150 px), no raw TeX braces, every legend entry has a
+    """As a student opens it, at 1280×900 and 1024×768: the first slider and the first plot on the first screen
+    (with its legend at 1280×900), every slider with a usable track (≥ 150 px), no raw TeX braces, every legend entry has a
     curve, dropdown texts not cut; plot text ≥ 12 px, no cut axis titles or legends, no raw underscores.
     Screenshots of the first screen and of the whole page go to $DPEXPLORE_SCREENSHOTS."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -199,7 +202,9 @@ def test_a_students_first_screen(path, viewport, server, browser):
                       "window.scrollTo(0, 0); }")
         page.wait_for_timeout(3000)  # the first plot fits itself to the screen once the widgets above settle
         found.update(page.evaluate(JS_FIRST_SCREEN))
-        found["problems"] += page.evaluate(JS_PLOT_READABLE, 12)
+        # the legend on the first screen: at 1280×900 in the normal page; at 1024×768 in presentation mode
+        # (tests/browser/test_teaching.py), where the lead, intro and captions make room for it
+        found["problems"] += page.evaluate(JS_PLOT_READABLE, [12, viewport == (1280, 900)])
         page.screenshot(path=str(SHOTS / f"{path.stem}-first-screen-{size}.png"))
 
     res = check_page(browser, f"{server.url}/voila/render/{path.name}", min_plots=1, pre_actions=look,

@@ -150,7 +150,7 @@ def test_presentation_mode_on_a_projector(nb, server, browser):
         sliders = page.evaluate("() => Array.from(document.querySelectorAll('.widget-slider'))"
                                 ".filter(s => s.offsetParent !== null).length")
         assert 1 <= sliders <= 4, sliders
-        found["present"] = page.evaluate(JS_PLOT_READABLE, 16)
+        found["present"] = page.evaluate(JS_PLOT_READABLE, [16, True])
         page.screenshot(path=str(SHOTS / f"present-{nb[:2]}-1024x768.png"))
         assert "present=1" in page.evaluate("() => window.location.search")
         page.locator(".dpx-present-toggle").click()
