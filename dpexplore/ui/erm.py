@@ -83,6 +83,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         "arXiv:2605.05905 (2026); reference code github.com/DanielCortild/QOP-Mechanism (F1, F2). Baselines: "
         "Kifer, Smith, Thakurta (COLT 2012); Redberg, Koskela, Wang (NeurIPS 2023)."
     )
+    present_controls = ("epsilon", "n", "eta")
     controls = [
         Control("epsilon", "ε (privacy)", "log", 0.5, 0.05, 20.0, step=0.1),
         Control("delta", "δ", "log", 0.01, 1e-8, 0.1, step=0.25),

@@ -212,8 +212,31 @@ def is_headline(trace) -> bool:
     return isinstance(trace.meta, dict) and bool(trace.meta.get("dpx_headline"))
 
 
+def _wrap(text: str, width: int = 95) -> str:
+    """Break each ``<br>``-separated line of ``text`` at spaces so no line is longer than ``width`` characters
+    (plotly does not wrap annotations: a long note ran off the plot's right edge)."""
+    out = []
+    for line in text.split("<br>"):
+        words, cur = line.split(" "), ""
+        for w in words:
+            if cur and len(re.sub(r"<[^>]*>", "", cur + " " + w)) > width and cur.count("<") == cur.count(">"):
+                out.append(cur)
+                cur = w
+            else:
+                cur = f"{cur} {w}" if cur else w
+        out.append(cur)
+    return "<br>".join(out)
+
+
 def add_note(fig: go.Figure, text: str, *, y: float = 1.0) -> go.Figure:
-    """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing)."""
+    """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing), wrapped.
+
+    Examples
+    --------
+    >>> _wrap("a " * 60, width=20).count("<br>")
+    5
+    """
+    text = _wrap(text)
     # anchored inside the plot area: a low note rests on the x axis (never on its tick labels)
     fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left",
                        yanchor="top" if y >= 0.5 else "bottom",
@@ -324,8 +347,8 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
             continue
         decades = np.log10(hi) - np.log10(lo)
         if decades > max_decades:
-            if axis.dtick is None:  # decade labels only: plotly's "2", "5" minor labels are tiny (9 px)
-                axis.update(dtick=1 if decades <= 12 else 2)
+            if axis.dtick is None:  # decade labels only (plotly's "2", "5" minor labels are 9 px), at most ~7
+                axis.update(dtick=max(1, int(np.ceil(decades / 7))))
             continue
         mantissas = (1, 2, 3, 5) if decades <= 1.3 else (1, 2, 5) if decades <= 2.5 else (1, 3)
         ticks = [m * 10.0**e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)

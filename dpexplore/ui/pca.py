@@ -71,6 +71,7 @@ class PrivatePCADashboard(Dashboard):
         "2014. Algorithm details (grid, SVT target m0, budget split) and the coherence definition are "
         "reconstructions."
     )
+    present_controls = ("epsilon", "n", "d", "coherence")
     controls = [
         Control("epsilon", "privacy ε (total)", "log", 3.0, 0.3, 100.0, step=0.1,
                 help="total ε over all iterations (δ = 1e-5)"),

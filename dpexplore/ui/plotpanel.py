@@ -79,7 +79,7 @@ function scrollParent(el) {
 }
 // A first plot that fits on the first screen, legend included: its height is what is left of the viewport
 // below the plot's top (as laid out at scroll 0), never more than the figure asks for nor less than FIT_MIN.
-const FIT_MIN = 300;
+const FIT_MIN = 340;
 function fitHeight(div, want) {
   const sc = scrollParent(div);
   const top = div.getBoundingClientRect().top + (sc ? sc.scrollTop : window.scrollY);
@@ -218,7 +218,7 @@ class PlotPanel(anywidget.AnyWidget):
     #: said in the fallback text when the page cannot draw the plot
     title = traitlets.Unicode("").tag(sync=True)
     #: draw at most as high as the viewport leaves below the plot's top (the first panel: plot and legend
-    #: on the first screen), and at least 300 px
+    #: on the first screen), and at least 340 px
     fit_screen = traitlets.Bool(False).tag(sync=True)
 
     def show(self, fig: go.Figure, config: Mapping | None = None) -> None:

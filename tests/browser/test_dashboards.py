@@ -190,8 +190,8 @@ VIEWPORTS = [(1280, 900), (1024, 768)]
 @pytest.mark.parametrize("path", DASHBOARDS, ids=[p.stem for p in DASHBOARDS])
 def test_a_students_first_screen(path, viewport, server, browser):
     """As a student opens it, at 1280×900 and 1024×768: the first slider and the first plot on the first screen
-    (with its legend at 1280×900), every slider with a usable track (≥ 150 px), no raw TeX braces, every legend entry has a
-    curve, dropdown texts not cut; plot text ≥ 12 px, no cut axis titles or legends, no raw underscores.
+    (with its legend at 1280×900), every slider with a usable track (≥ 150 px), no raw TeX braces, every legend
+    entry has a curve, dropdown texts not cut; plot text ≥ 12 px, no cut axis titles or legends, no raw underscores.
     Screenshots of the first screen and of the whole page go to $DPEXPLORE_SCREENSHOTS."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     found = {}
