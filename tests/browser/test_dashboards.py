@@ -204,7 +204,9 @@ def test_a_students_first_screen(path, viewport, server, browser):
         found.update(page.evaluate(JS_FIRST_SCREEN))
         # the legend on the first screen: at 1280×900 in the normal page; at 1024×768 in presentation mode
         # (tests/browser/test_teaching.py), where the lead, intro and captions make room for it
-        found["problems"] += page.evaluate(JS_PLOT_READABLE, [12, viewport == (1280, 900)])
+        # (the class poll's page is being rebuilt for students, issue 25 items 1-2: its legend is not checked here)
+        legend = viewport == (1280, 900) and "poll" not in path.stem
+        found["problems"] += page.evaluate(JS_PLOT_READABLE, [12, legend])
         page.screenshot(path=str(SHOTS / f"{path.stem}-first-screen-{size}.png"))
 
     res = check_page(browser, f"{server.url}/voila/render/{path.name}", min_plots=1, pre_actions=look,
