@@ -450,7 +450,7 @@ def style_text(fig: go.Figure, *, present: bool = False) -> go.Figure:
         lay.title.font.size = TEXT_PX["title"][k]
     for name in [n for n in lay if n.startswith(("xaxis", "yaxis"))]:
         ax = lay[name]
-        ax.tickfont.size = TEXT_PX["base"][k] - 1
+        ax.tickfont.size = TEXT_PX["legend"][k]
         ax.title.font.size = TEXT_PX["base"][k]
     for ann in lay.annotations or ():
         ann.font.size = TEXT_PX["note"][k]

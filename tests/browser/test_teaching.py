@@ -171,10 +171,10 @@ def test_a_preset_is_absolute_and_the_address_bar_follows_it(server, browser):
     """Item 6: "A larger graph" after "Strong privacy" leaves ε at its default, and the URL names the new preset."""
     def check(page, res):
         sel = page.locator(".dpx-preset select")
-        sel.select_option("strong-privacy")
+        sel.select_option(label="Strong privacy (ε = 0.3)")
         page.wait_for_function("() => /preset=strong-privacy/.test(window.location.search)", timeout=120_000)
         assert float(page.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 0.3
-        sel.select_option("big-graph")
+        sel.select_option(label="A larger graph (n = 800)")
         page.wait_for_function("() => /preset=big-graph/.test(window.location.search)", timeout=120_000)
         assert float(page.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 1
         assert "n=800" in page.evaluate("() => window.location.search")

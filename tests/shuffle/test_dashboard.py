@@ -60,7 +60,7 @@ def test_krr_small_and_large_n_and_pi():
     assert "exact k-RR curve drawn only while" in notes
     assert not any(t.name.startswith("exact") for t in d.figures["curve"].data)
     names = " ".join(t.name for t in d.figures["tradeoff"].data)
-    assert "mixture μ_mix" in names  # π > 0 shows the optimistic mixture curve
+    assert "mixture μ<sub>mix</sub>" in names  # π > 0 shows the optimistic mixture curve
 
 
 def test_large_n_binary_stays_bounded(board):
