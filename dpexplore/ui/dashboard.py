@@ -88,7 +88,7 @@ PRESENT_CSS = (
     ".dpx-dashboard h2{font-size:1.6em}.dpx-dashboard h3{font-size:1.3em}"
     ".dpx-dashboard .widget-label,.dpx-dashboard .widget-readout,.dpx-dashboard .jupyter-button,"
     ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
-    "{font-size:16px}</style>"
+    "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}</style>"
 )
 
 
