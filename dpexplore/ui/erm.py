@@ -211,7 +211,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         for name in NAMES:
             F.add_measured(fig, c.radii, c.mean[name], c.lower[name], c.upper[name],
                            name=QOP_PRIVATE if name == "QOP" else name,
-                           color=MECH_COLORS[name], trials=p["trials"])
+                           color=MECH_COLORS[name], trials=p["trials"], headline=name == "QOP")
         F.add_measured(fig, c.radii, c.mean[QOP_HAT], c.lower[QOP_HAT], c.upper[QOP_HAT],
                        name="QOP θ̂ before output noise — NOT private for η > 0", color=HAT_COLOR, trials=p["trials"])
         fig.data[-1].line.dash = "dash"

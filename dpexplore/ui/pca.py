@@ -160,7 +160,7 @@ class PrivatePCADashboard(Dashboard):
         for m in ("adaptive", "worst", "gauss"):
             mean, lo, hi = res["curves"][m]  # t band within [0, 1]
             F.add_measured(fig, EPS_GRID, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
-                           trials=trials)
+                           trials=trials, headline=m == "adaptive")  # the paper's method: thick black
         floor = float(np.mean(res["vals"]["nonprivate"]))
         if floor >= Y_FLOOR:
             F.add_measured(fig, EPS_GRID, np.full(len(EPS_GRID), floor), name=METHODS["nonprivate"][1],
