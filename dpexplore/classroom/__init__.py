@@ -6,6 +6,8 @@ turns the tally into a debiased estimate with an interval, and says how deniable
 :mod:`~dpexplore.classroom.credentials` says who may create a poll (the launcher's instructor link, or a
 registered source such as a hub's instructors group); :mod:`~dpexplore.classroom.links` gives the
 students' link and its QR code. The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
+:mod:`~dpexplore.classroom.lessons` reads and checks the lessons file (presets, predict questions, lesson
+sequences); :mod:`~dpexplore.classroom.worksheets` prints a sequence as a student or instructor worksheet.
 """
 
 from .credentials import (
@@ -14,6 +16,7 @@ from .credentials import (
     instructor_identity,
     register_instructor_source,
 )
+from .lessons import LessonError, absolute_values, check_value, direction, load_lessons, validate_lessons
 from .links import StudentLink, qr_svg, student_link
 from .stats import (
     Deniability,
@@ -42,6 +45,7 @@ from .store import (
     check_secret,
     default_poll_dir,
 )
+from .worksheets import worksheet_html, worksheet_markdown
 
 __all__ = [
     "AlreadyAnswered", "BadSecret", "CredentialError", "Deniability", "PollClosed", "PollCreated", "PollError",
@@ -49,4 +53,7 @@ __all__ = [
     "check_join_code", "check_poll_epsilon", "check_secret", "default_poll_dir", "deniability",
     "ensure_instructor_token", "estimate_fraction", "exact_coverage", "instructor_identity", "interval_halfwidth",
     "qr_svg", "register_instructor_source", "simulate_class", "simulated_coverage", "student_link",
+    # lessons and worksheets
+    "LessonError", "absolute_values", "check_value", "direction", "load_lessons", "validate_lessons",
+    "worksheet_html", "worksheet_markdown",
 ]

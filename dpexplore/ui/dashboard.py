@@ -22,7 +22,6 @@ from __future__ import annotations
 import html
 import math
 import os
-import sys
 import threading
 import time
 import traceback
@@ -41,7 +40,27 @@ from dpexplore.core.experiment import experiment_progress
 from . import guards, resync
 from .audit import AuditPanel, AuditReport
 from .controls import Control
-from .figures import add_note, display_output, finalize_figure, message_figure, plotly_mimebundle, tex_to_html
+from .figures import (
+    add_note,
+    display_output,
+    finalize_figure,
+    message_figure,
+    plotly_mimebundle,
+    style_text,
+    tex_to_html,
+)
+from .kernel import (  # noqa: F401 - approx_nbytes, _preheated and wait_for_request are re-exported
+    _close_tree,
+    _in_kernel,
+    _non_finite,
+    _numeric_trait,
+    _preheated,
+    _server_log,
+    _unwrapped_handle_msg,
+    _widget_tree,
+    approx_nbytes,
+    wait_for_request,
+)
 from .plotpanel import PlotPanel
 from .teaching import PAGE_OPTIONS, TeachingBox
 
@@ -66,15 +85,33 @@ _NOTE_STYLE = (
 _STALE_CSS = (
     ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
     ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
-    "max-height:45vh;overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
+    "max-height:min(45vh,235px);overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
     ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
     ".dpx-controls .dpx-wide{grid-column:span 2}.dpx-controls .dpx-full{grid-column:1/-1}"
 )
 
+#: presentation mode (``?present=1`` or the toggle): the page shows the title, the teaching bar, the main
+#: controls and the plots; the notebook's text cells (lead and guide), long captions, the audit, the code
+#: snippet and the secondary controls are hidden; page text is larger (plot text is set in the figures)
+PRESENT_CSS = (
+    "<style>.jp-MarkdownCell,.jp-Cell.jp-MarkdownCell,.dpx-intro,.dpx-caption-long,.dpx-audit,.dpx-snippet"
+    "{display:none !important}"
+    ".dpx-dashboard h2{font-size:1.6em}.dpx-dashboard h3{font-size:1.3em}"
+    ".dpx-dashboard .widget-label,.dpx-dashboard .widget-readout,.dpx-dashboard .jupyter-button,"
+    ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
+    "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}</style>"
+)
 
-def _collapsible(text: str, *, keep: int = 260) -> str:
-    """A long caption as its first sentence, with the rest behind a "more" disclosure (the first screen
-    stays for the controls and the plot; nothing is lost).
+
+def _balanced(text: str, i: int) -> bool:
+    """True if position ``i`` of ``text`` is outside every HTML tag and every ``<b>``/``<i>`` element."""
+    return (text.count("<", 0, i) == text.count(">", 0, i) and text.count("<b>", 0, i) == text.count("</b>", 0, i)
+            and text.count("<i>", 0, i) == text.count("</i>", 0, i))
+
+
+def _collapsible(text: str, *, keep: int = 200) -> str:
+    """A long caption as its first sentence (or its first ~``keep`` characters, cut at a word), with the rest
+    behind a "more" disclosure (the first screen stays for the controls and the plot; nothing is lost).
 
     Examples
     --------
@@ -82,52 +119,25 @@ def _collapsible(text: str, *, keep: int = 260) -> str:
     'Short.'
     >>> "<details" in _collapsible("First sentence here is long enough. " + "More words. " * 40)
     True
+    >>> _collapsible("word " * 100).startswith("<details")
+    True
     """
     if len(text) <= keep:
         return text
     cut = -1
-    for i in range(60, len(text) - 1):  # the first sentence end outside an HTML tag
-        if text[i] in ".:" and text[i + 1] == " " and text.count("<", 0, i) == text.count(">", 0, i) \
-                and text.count("<b>", 0, i) == text.count("</b>", 0, i):
+    for i in range(40, min(len(text) - 1, keep)):  # the first sentence end outside an HTML tag
+        if text[i] in ".:;" and text[i + 1] == " " and _balanced(text, i):
             cut = i + 1
             break
-    if cut < 0 or cut > keep:
-        return text
-    return (f"<details><summary style='cursor:pointer'>{text[:cut]} <span style='color:#0072B2'>more…</span>"
+    if cut < 0:  # no sentence end early enough: cut at the last word boundary before `keep`
+        cut = next((i for i in range(keep, 40, -1) if text[i] == " " and _balanced(text, i)), -1)
+        if cut < 0:
+            return text
+        head = text[:cut] + " …"
+    else:
+        head = text[:cut]
+    return (f"<details><summary style='cursor:pointer'>{head} <span style='color:#0072B2'>more…</span>"
             f"</summary>{text[cut:]}</details>")
-
-
-def approx_nbytes(value: Any, _depth: int = 0) -> int:
-    """Bytes held by the arrays inside ``value`` (numpy arrays, scipy.sparse matrices, and containers,
-    dataclasses and objects holding them), plus a small constant per object.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> approx_nbytes({"a": np.zeros(1000), "b": [np.zeros((10, 10))]}) >= 8800
-    True
-    """
-    if _depth > 6:
-        return 64
-    nbytes = getattr(value, "nbytes", None)
-    if isinstance(nbytes, int) and not callable(nbytes):
-        return nbytes
-    if hasattr(value, "tocsr") and hasattr(value, "data"):  # scipy.sparse
-        return sum(int(getattr(value, a).nbytes) for a in ("data", "indices", "indptr", "row", "col")
-                   if hasattr(value, a) and hasattr(getattr(value, a), "nbytes"))
-    if isinstance(value, dict):
-        return 64 + sum(approx_nbytes(v, _depth + 1) for v in value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return 64 + sum(approx_nbytes(v, _depth + 1) for v in value)
-    if isinstance(value, (str, bytes)):
-        return 64 + len(value)
-    fields = getattr(value, "__dict__", None)
-    if isinstance(fields, dict):
-        return 64 + sum(approx_nbytes(v, _depth + 1) for v in fields.values())
-    slots = getattr(type(value), "__slots__", ())
-    if slots and not isinstance(value, type):
-        return 64 + sum(approx_nbytes(getattr(value, a, None), _depth + 1) for a in slots)
-    return 64
 
 
 class _Superseded(Exception):  # noqa: N818 - control flow, not an error
@@ -156,135 +166,6 @@ class Panel:
     caption: str = ""
 
 
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover
-        return False
-    ip = get_ipython()
-    return ip is not None and getattr(ip, "kernel", None) is not None
-
-
-def _preheated() -> bool:
-    """True in a kernel Voila started for its preheated pool (``--preheat_kernel``): no page yet."""
-    return os.environ.get("VOILA_PREHEAT") == "True" and _in_kernel()
-
-
-def wait_for_request(timeout: float) -> bool:
-    """Block until Voila hands this preheated kernel to a page; put the request's variables
-    (``QUERY_STRING``, ...) into ``os.environ``. True if they arrived within ``timeout`` seconds.
-
-    What ``voila.utils.wait_for_request`` does, made robust: a deadline (Voila's waits forever, and
-    its cell then fails at the execution timeout), no keep-alive pings that drop the connection
-    while a busy server answers late, reconnection after a dropped connection (the server keeps the
-    request for a kernel that is not connected), and the server's token for this endpoint
-    (``$DPEXPLORE_QUERY_TOKEN``, see :mod:`dpexplore.hosting.patches`).
-    """
-    import asyncio
-    import json
-
-    import websockets  # Voila's dependency; imported only in a preheated kernel
-
-    kernel_id = os.environ.get("VOILA_KERNEL_ID", "")
-    if os.environ.get("VOILA_PREHEAT") != "True" or not kernel_id:
-        return False
-    base = os.environ.get("VOILA_WS_BASE_URL", os.environ.get("VOILA_SERVER_URL", "/"))
-    url = (f"{os.environ.get('VOILA_WS_PROTOCOL', 'ws')}://{os.environ.get('VOILA_APP_IP', '127.0.0.1')}:"
-           f"{os.environ.get('VOILA_APP_PORT', '8866')}{base}voila/query/{kernel_id}")
-    token = os.environ.get("DPEXPLORE_QUERY_TOKEN")
-    if token:
-        url += f"?dpx_token={token}"
-    deadline = time.monotonic() + timeout
-    got: list[str] = []
-
-    async def run() -> None:
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                async with websockets.connect(url, open_timeout=min(10.0, left), ping_interval=None,
-                                              close_timeout=1, max_size=2**20) as ws:
-                    got.append(await asyncio.wait_for(ws.recv(), max(0.1, deadline - time.monotonic())))
-                    return
-            except asyncio.TimeoutError:
-                continue  # the open timed out (retry) or the deadline passed (the loop ends)
-            except (OSError, websockets.exceptions.WebSocketException):
-                await asyncio.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-
-    # the kernel's own event loop runs in this thread: wait in a thread with its own loop, as Voila does
-    thread = threading.Thread(target=lambda: asyncio.run(run()), name="dpexplore-wait-request", daemon=True)
-    thread.start()
-    thread.join()
-    if not got:
-        return False
-    try:
-        info = json.loads(got[0])
-    except ValueError:
-        return False
-    if not isinstance(info, dict):
-        return False
-    os.environ.update({k: v for k, v in info.items() if isinstance(k, str) and isinstance(v, str)})
-    os.environ["VOILA_PREHEAT"] = "False"  # handed to a page: no further waits
-    return True
-
-
-def _widget_tree(root: widgets.Widget):
-    """``root`` and every widget reachable from its synced traits (children, layout, …), each once."""
-    stack, seen = [root], set()
-    while stack:
-        w = stack.pop()
-        if id(w) in seen or not isinstance(w, widgets.Widget):
-            continue
-        seen.add(id(w))
-        for name in w.keys:
-            value = getattr(w, name, None)
-            stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
-                         if isinstance(v, widgets.Widget))
-        yield w
-
-
-def _close_tree(root: widgets.Widget) -> None:
-    """Close ``root`` and every widget under it (their models leave the kernel and the page)."""
-    for w in list(_widget_tree(root)):
-        w.close()
-
-
-def _server_log(text: str) -> None:
-    """Write to the kernel process's real stderr (the server's log), not to the browser.
-
-    In a kernel, ipykernel forwards both ``sys.stderr`` and file descriptor 2 to the client as
-    ``stream`` messages; it keeps the original descriptor as ``_original_stdstream_copy``.
-    """
-    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
-    if isinstance(fd, int):
-        os.write(fd, text.encode(errors="replace"))
-    elif sys.__stderr__ is not None:
-        sys.__stderr__.write(text)
-        sys.__stderr__.flush()
-
-
-def _numeric_trait(w: widgets.Widget, name: str) -> bool:
-    value = getattr(w, name, None)
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _non_finite(v: Any) -> bool:
-    """NaN/±Inf, also as the strings jupyter_client's fallback makes of them ('nan', 'inf', '1e999')."""
-    if isinstance(v, str) and len(v) < 40:
-        try:
-            v = float(v)
-        except ValueError:
-            return False
-    return isinstance(v, float) and not math.isfinite(v)
-
-
-def _unwrapped_handle_msg(cls: type) -> Callable | None:
-    """``cls._handle_msg`` without ipywidgets' ``_show_traceback`` wrapper (None if it is not wrapped so)."""
-    fn = getattr(cls, "_handle_msg", None)
-    if getattr(fn, "__name__", "") != "m" or not getattr(fn, "__closure__", None):
-        return None
-    inner = [c.cell_contents for c in fn.__closure__ if callable(c.cell_contents)]
-    return inner[0] if len(inner) == 1 and getattr(inner[0], "__name__", "") == "_handle_msg" else None
-
-
 class Dashboard(widgets.VBox):
     """Base class of the paper dashboards (see the module docstring)."""
 
@@ -305,6 +186,8 @@ class Dashboard(widgets.VBox):
     #: the run-count slider's (default, maximum)
     audit_description: ClassVar[str] = ""
     audit_runs: ClassVar[tuple[int, int]] = (2000, 20000)
+    #: the controls presentation mode keeps (None: the first four); the others are hidden while presenting
+    present_controls: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, *, query_string: str | None = None, render: bool | None = None,
                  background: bool | None = None, **overrides: Any) -> None:
@@ -357,6 +240,7 @@ class Dashboard(widgets.VBox):
         values.update(url_values)
         explicit = set(url_values)
         explicit.update(overrides)
+        self.presenting = False  # presentation mode (set below, once the widgets exist)
         self.teaching = TeachingBox(self, page_options)  # a preset applies first; explicit values override it
         values.update({k: v for k, v in self.teaching.initial_values().items() if k not in explicit})
         for key, val in overrides.items():
@@ -371,6 +255,7 @@ class Dashboard(widgets.VBox):
         for name, w in self.widgets.items():
             w.observe(self._make_handler(name), names="value")
             w.add_class(f"dpx-ctl-{name}")  # a stable handle for browser tests and benchmarks
+        self._visible: dict[str, Callable[[], bool]] = {}  # controls shown only for one value of another
         for ctl in self.controls:  # controls that only matter for one choice of another control
             if ctl.shown_if:
                 self._show_if(ctl)
@@ -380,9 +265,10 @@ class Dashboard(widgets.VBox):
         self.plot_route = self._plot_route()
         layout = {"width": "100%", "min_height": "120px"}
         #: each panel's plot widget: a PlotPanel (redrawn in place), or an Output (the "output" route)
+        # the first panel's plot (and its legend) fits on the first screen (PlotPanel.fit_screen)
         self._plots: dict[str, widgets.DOMWidget] = {
-            p.name: PlotPanel(layout=widgets.Layout(**layout)) if self.plot_route == "react"
-            else widgets.Output(layout=widgets.Layout(**layout)) for p in self.panels}
+            p.name: PlotPanel(layout=widgets.Layout(**layout), fit_screen=i == 0) if self.plot_route == "react"
+            else widgets.Output(layout=widgets.Layout(**layout)) for i, p in enumerate(self.panels)}
         # What is dimmed (.dpx-stale) while a panel is computed: a plain Box around a PlotPanel (the
         # anywidget view applies its initial CSS classes but not later changes of them, measured).
         self._outputs: dict[str, widgets.DOMWidget] = {
@@ -393,10 +279,11 @@ class Dashboard(widgets.VBox):
         self._snippet = widgets.HTML()
         snippet_box = widgets.Accordion(children=[self._snippet], titles=("Reproduce in code",))
         snippet_box.selected_index = None
+        snippet_box.add_class("dpx-snippet")
 
         header = widgets.HTML(
             f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{tex_to_html(html.escape(self.title))}</h2>"
-            + (f"<div style='margin:0.2em 0 0.6em 0;max-width:60em;line-height:1.45'>"
+            + (f"<div class='dpx-intro' style='margin:0.2em 0 0.4em 0;max-width:60em;line-height:1.45'>"
                f"{_collapsible(tex_to_html(self.intro))}</div>" if self.intro else "")
         )
         controls_box = widgets.GridBox(
@@ -409,9 +296,11 @@ class Dashboard(widgets.VBox):
         for p in self.panels:
             head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
             if p.caption:
-                head += (f"<div style='color:#444;max-width:60em;margin-bottom:0.2em;line-height:1.45'>"
-                         f"{_collapsible(tex_to_html(p.caption))}</div>")
-            box = widgets.VBox([widgets.HTML(head), self._outputs[p.name], self.teaching.csv_widget(p.name)])
+                caption = _collapsible(tex_to_html(p.caption))
+                kind = "dpx-caption dpx-caption-long" if caption.startswith("<details") else "dpx-caption"
+                head += (f"<div class='{kind}' style='color:#444;max-width:60em;margin-bottom:0.2em;"
+                         f"line-height:1.45'>{caption}</div>")
+            box = widgets.VBox([widgets.HTML(head), self._outputs[p.name], *self.teaching.panel_widgets(p.name)])
             self._panel_boxes[p.name] = box
             panel_boxes.append(box)
         footer = widgets.HTML(self._footer_html())
@@ -426,8 +315,13 @@ class Dashboard(widgets.VBox):
                 runs_note=lambda runs: self.audit_runs_note(self.params(), runs))
             audit_box = [widgets.VBox([widgets.HTML(
                 "<h3 style='margin:0.8em 0 0.1em 0'>Audit: is the claimed ε true?</h3>"), self.audit_panel])]
+            audit_box[0].add_class("dpx-audit")
+        self._present_css = widgets.HTML("", layout=widgets.Layout(display="none"))
+        self.add_class("dpx-dashboard")
         self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
-                         snippet_box, footer]
+                         snippet_box, self._present_css, footer]
+        if self.teaching.present:
+            self.set_presentation(True, redraw=False)
         if self._render and _in_kernel():
             resync.install()  # panels drawn while the page fetches the widget states are sent again
         self.refresh()
@@ -497,8 +391,10 @@ class Dashboard(widgets.VBox):
                                if k not in url_values and k not in self._overrides})
                 self.children = tuple(self.teaching if c is old else c for c in self.children)
                 for name, box in self._panel_boxes.items():
-                    box.children = (*box.children[:2], self.teaching.csv_widget(name))
+                    box.children = (*box.children[:2], *self.teaching.panel_widgets(name))
                 _close_tree(old)
+                if self.teaching.present != self.presenting:
+                    self.set_presentation(self.teaching.present, redraw=False)
             self.messages.extend(notes)
             self._busy = True
             try:
@@ -513,13 +409,44 @@ class Dashboard(widgets.VBox):
 
     def _show_if(self, ctl: Control) -> None:
         other, wanted = ctl.shown_if
-        w, src = self.widgets[ctl.name], self.widgets[other]
+        src = self.widgets[other]
+        self._visible[ctl.name] = lambda: src.value == wanted
+        src.observe(lambda _: self._show_controls(), names="value")
+        self._show_controls()
 
-        def update(_=None):
-            w.layout.display = None if src.value == wanted else "none"
+    def _show_controls(self) -> None:
+        """Show each control unless it belongs to another choice, or presentation mode hides it."""
+        keep = self.present_controls if self.present_controls is not None else tuple(self._controls)[:4]
+        for name, w in self.widgets.items():
+            shown = self._visible.get(name, lambda: True)() and (not self.presenting or name in keep)
+            want = None if shown else "none"
+            if w.layout.display != want:
+                w.layout.display = want
 
-        src.observe(update, names="value")
-        update()
+    # -- presentation mode ------------------------------------------------------------------
+    def set_presentation(self, on: bool, *, redraw: bool = True) -> None:
+        """Presentation mode on or off: large plot text (≥ 16 px), and the page without the notebook's text
+        cells, long captions, the audit, the code snippet and the secondary controls (``present_controls``).
+
+        The drawn figures are restyled and shown again (nothing is recomputed).
+        """
+        on = bool(on)
+        self.presenting = on
+        self._present_css.value = PRESENT_CSS if on else ""
+        if self.teaching.present_button.value != on:
+            self.teaching.present_button.value = on  # (its observer calls this again: nothing changes)
+        self.teaching.present = on
+        self._show_controls()
+        if redraw:
+            for name, fig in list(self.figures.items()):
+                self._show(name, style_text(fig, present=on))
+        self.refresh_url()
+
+    def refresh_url(self) -> None:
+        """Give the copy button (and the address bar) the current view's query."""
+        teaching = getattr(self, "teaching", None)
+        if teaching is not None and getattr(teaching, "copy", None) is not None and hasattr(self, "widgets"):
+            teaching.copy.query = teaching.page_query(self.params())
 
     @property
     def messages(self) -> list[str]:
@@ -861,8 +788,8 @@ class Dashboard(widgets.VBox):
         if getattr(self, "audit_panel", None) is not None:
             self.audit_panel.update_note()
         detail = ", ".join(f"{self._panel(n).title} {self.timings[n]:.2f} s" for n in drawn)
-        self._status.value = self._status_html(f"Updated in {elapsed:.2f} s ({detail}). Seed and settings "
-                                               "are in 'Reproduce in code' below.")
+        self._status.value = self._status_html(f"Updated in {elapsed:.2f} s. Seed and settings: 'Reproduce in code' "
+                                               "below.", title=f"Per panel: {detail}")
 
     def _figure_or_error(self, p: Panel, params: Mapping[str, Any]) -> tuple[go.Figure, str | None]:
         """``self.figure(p.name, params)`` with readable log ticks, or a message figure and the error text."""
@@ -882,7 +809,7 @@ class Dashboard(widgets.VBox):
                 f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
             )
             fig = message_figure(p.title, "Internal error (see the message above).")
-        return finalize_figure(fig), error
+        return style_text(finalize_figure(fig), present=self.presenting), error
 
     @staticmethod
     def _plot_route() -> str:
@@ -917,9 +844,11 @@ class Dashboard(widgets.VBox):
 
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod
-    def _status_html(text: str, busy: bool = False) -> str:
+    def _status_html(text: str, busy: bool = False, title: str = "") -> str:
         color = "#1f618d" if busy else "#555"
-        return f"<span style='color:{color};font-size:0.9em'>{html.escape(text)}</span>"
+        tip = f" title='{html.escape(title)}'" if title else ""
+        return (f"<div class='dpx-status' style='color:{color};font-size:0.9em;white-space:nowrap;overflow:hidden;"
+                f"text-overflow:ellipsis'{tip}>{html.escape(text)}</div>")
 
     def _messages_html(self, notes: list[str] | None = None) -> str:
         # one message, said once: panels failing for the same reason share one line

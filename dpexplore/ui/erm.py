@@ -40,7 +40,7 @@ NAMES = ("LOP", "clipped LOP", "QOP")
 MECH_COLORS = {"LOP": F.color_for(1), "clipped LOP": F.color_for(4), "QOP": F.color_for(0)}
 QOP_HAT = "QOP θ̂ (no output noise)"  # key of compare_mechanisms' not-private reference curve
 HAT_COLOR = F.color_for(3)
-QOP_PRIVATE = "QOP, private (qop_inexact)"  # legend name of the private QOP curves
+QOP_PRIVATE = "QOP, private (inexact anchor)"  # legend name of the private QOP curves
 # declared solver accuracy τ of qop_inexact: 1e-6 unless double precision cannot certify that at these settings
 # (then 100 × the certificate's rounding floor; public quantities only). The certificate is shown in the note.
 TAU = "auto"
@@ -83,6 +83,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         "arXiv:2605.05905 (2026); reference code github.com/DanielCortild/QOP-Mechanism (F1, F2). Baselines: "
         "Kifer, Smith, Thakurta (COLT 2012); Redberg, Koskela, Wang (NeurIPS 2023)."
     )
+    present_controls = ("epsilon", "n", "eta")
     controls = [
         Control("epsilon", "ε (privacy)", "log", 0.5, 0.05, 20.0, step=0.1),
         Control("delta", "δ", "log", 0.01, 1e-8, 0.1, step=0.25),
@@ -90,7 +91,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         Control("d", "d (dimension)", "logint", 50, 5, 150, step=0.05),
         Control("kappa", "κ for panel 3 (box radius)", "log", 10.0, 0.01, 1000.0, step=0.25),
         Control("lam", "λ (ℓ1 weight)", "float", 1.0, 0.0, 5.0, step=0.1),
-        Control("eta", "anchor error η = ‖θ̃ − θ*‖", "log", 0.001, 1e-3, 10.0, step=0.25,
+        Control("eta", "anchor error η (= ‖θ̃ − θ*‖)", "log", 0.001, 1e-3, 10.0, step=0.25,
                 help="distance of the anchor θ̃ from θ* (= θ_true); qop_inexact declares exactly this η"),
         Control("m_ratio", "m/d (Wishart dof)", "float", 2.0, 1.0, 8.0, step=0.25),
         Control("clip", "clip norm ζ (clipped LOP)", "log", 100.0, 1.0, 1e5, step=0.25),
@@ -106,7 +107,7 @@ class QuadraticPerturbationDashboard(Dashboard):
                 options=tuple((name, name) for name in AUDIT_MECHANISMS)),
         Control("audit_epsilon", "claimed ε under audit (Audit section)", "log", 2.0, 0.1, 8.0, step=0.1,
                 help="the audit runs a d = 1 problem at this ε and the δ above; the panels above use ε"),
-        Control("audit_eta", "anchor error η under audit (Audit section)", "log", 0.1, 1e-3, 10.0, step=0.25,
+        Control("audit_eta", "audit: anchor η (Audit section)", "log", 0.1, 1e-3, 10.0, step=0.25,
                 help="|θ̃ − θ*| of the audit's d = 1 pair; the panels above use the η slider"),
     ]
     panels = [
@@ -131,8 +132,10 @@ class QuadraticPerturbationDashboard(Dashboard):
                       "quadratic QOP returns about the anchor — and the private QOP paying for η with noise that "
                       "pins it to the box corners too unless η is tiny."),
         Panel("bounds", "2. QOP's utility bound vs ε (reference constants)", depends_on=("alpha1",),
-              caption="Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), each minimised over m "
-                      "and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 (the paper's F1 setting). "
+              caption="<b>No slider moves this panel</b> (only the α1 calibration does): it is the paper's fixed "
+                      "reference setting. Exact-solve bound (σ²/2)·m·D² and inexact-solve bound (τ = η = 10⁻³), "
+                      "each minimised over m and the budget split, for L = 1, n = 10, d = 12, D = 1, ρ = G = 1 "
+                      "(the paper's F1 setting). "
                       "Black crosses: the paper's table (reference α1). Neither bound depends on the box diameter."),
         Panel("advantage", "3. What QOP's advantage depends on (at the κ chosen above)", depends_on=_MEASURED
               + ("kappa",),
@@ -203,12 +206,12 @@ class QuadraticPerturbationDashboard(Dashboard):
         c = self._sweep(p)
         fig = F.base_figure(f"ε = {p['epsilon']:.3g}, δ = {p['delta']:.2g}, n = {p['n']}, d = {p['d']}, "
                             f"m = {self._m(p)}, K = {p['iterations']}",
-                            "box radius κ (log scale)", "empirical risk ½·mean((Xθ − y)²) (log scale)",
+                            "box radius κ (log scale)", "empirical risk (log scale)",
                             log_x=True, log_y=True, height=460)
         for name in NAMES:
             F.add_measured(fig, c.radii, c.mean[name], c.lower[name], c.upper[name],
                            name=QOP_PRIVATE if name == "QOP" else name,
-                           color=MECH_COLORS[name], trials=p["trials"])
+                           color=MECH_COLORS[name], trials=p["trials"], headline=name == "QOP")
         F.add_measured(fig, c.radii, c.mean[QOP_HAT], c.lower[QOP_HAT], c.upper[QOP_HAT],
                        name="QOP θ̂ before output noise — NOT private for η > 0", color=HAT_COLOR, trials=p["trials"])
         fig.data[-1].line.dash = "dash"
@@ -313,7 +316,7 @@ class QuadraticPerturbationDashboard(Dashboard):
                        trials=p["trials"], row=1, col=2)
         fig.data[-1].line.dash = "dash"
         fig.add_trace(go.Scatter(x=[ratio0], y=[base.mean["QOP"][0]], mode="markers",
-                                 name=f"private QOP (qop_inexact) at its weight ({ratio0:.2g})",
+                                 name=f"private QOP (inexact anchor) at its weight ({ratio0:.2g})",
                                  marker={"symbol": "diamond", "size": 11, "color": q}), row=1, col=2)
         F.add_theory(fig, w_span, [base.anchor_risk] * 2, name="anchor's own risk", kind="exact", color="#777777",
                      row=1, col=2, showlegend=False)

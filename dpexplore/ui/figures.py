@@ -6,7 +6,12 @@ Conventions every dashboard follows:
   named ``"<mechanism> (measured, mean ± 95% CI, T trials)"``;
 * theory is dashed/dotted and its name says what it is: ``[exact]``, ``[bound]`` (explicit
   constants), ``[rate, constant c]`` (an Õ-rate drawn with a stated constant — never fitted to
-  the data it is compared with) or ``[approximation]``.
+  the data it is compared with) or ``[approximation]``;
+* the curve a panel is about (``headline=True``) is visibly the headline: drawn last, thicker than every
+  other curve (:data:`HEADLINE_WIDTH`), in a colour no other curve of the panel uses (:data:`HEADLINE_COLOR`);
+  :func:`finalize_figure` enforces it;
+* plot text is at least 12 px (16 px in presentation mode, :func:`style_text`), and TeX-style ``_{…}``,
+  ``^{…}`` and single-letter subscripts (``θ_t``) are shown as HTML sub/superscripts, never raw.
 """
 
 from __future__ import annotations
@@ -35,12 +40,22 @@ __all__ = [
     "readable_log_ticks",
     "tex_to_html",
     "finalize_figure",
+    "style_text",
+    "HEADLINE_COLOR",
+    "HEADLINE_WIDTH",
+    "is_headline",
+    "mark_headline",
 ]
 
 PLOTLY_MIMETYPE = "application/vnd.plotly.v1+json"
 
-# Okabe–Ito palette: distinguishable for colour-blind readers.
-COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+# Okabe–Ito palette: distinguishable for colour-blind readers (black is kept for the headline curve).
+COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C8C8C", "#B8860B")
+#: the headline curve of a panel: its own colour (no other curve uses it) and width
+HEADLINE_COLOR = "#000000"
+HEADLINE_WIDTH = 4.5
+#: plot text sizes (px): (normal, presentation mode)
+TEXT_PX = {"base": (13, 16), "legend": (12, 16), "note": (12, 16), "title": (15, 19), "table": (12, 16)}
 THEORY_KINDS = {
     "exact": ("solid", "exact"),
     "bound": ("dash", "bound"),
@@ -80,13 +95,14 @@ def base_figure(
         height=height,
         width=width,
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "font": {"size": 11}},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "font": {"size": TEXT_PX["legend"][0]}},
+        font={"size": TEXT_PX["base"][0]},
         hovermode="closest",
     )
     fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear", showline=True, linecolor="#888",
-                     exponentformat="power" if log_x else "B")
+                     exponentformat="power" if log_x else "B", automargin=True)
     fig.update_yaxes(title_text=y_title, type="log" if log_y else "linear", showline=True, linecolor="#888",
-                     exponentformat="power" if log_y else "B")
+                     exponentformat="power" if log_y else "B", automargin=True)
     return fig
 
 
@@ -103,8 +119,14 @@ def add_measured(
     row: int | None = None,
     col: int | None = None,
     showlegend: bool = True,
+    headline: bool = False,
 ) -> go.Figure:
-    """Add a measured curve: mean with markers, and (if given) its confidence band shaded."""
+    """Add a measured curve: mean with markers, and (if given) its confidence band shaded.
+
+    ``headline=True``: the curve the panel is about (drawn last, thick, in :data:`HEADLINE_COLOR`).
+    """
+    if headline:
+        color = HEADLINE_COLOR
     x = np.asarray(x, dtype=float)
     mean = np.asarray(mean, dtype=float)
     label = f"{name} (measured" + (f", mean ± 95% CI over {trials} trials)" if trials else ")")
@@ -129,6 +151,8 @@ def add_measured(
                    line={"color": color, "width": 2}, marker={"size": 6, "color": color}),
         **kw,
     )
+    if headline:
+        mark_headline(fig.data[-1])
     return fig
 
 
@@ -144,11 +168,13 @@ def add_theory(
     row: int | None = None,
     col: int | None = None,
     showlegend: bool = True,
+    headline: bool = False,
 ) -> go.Figure:
     """Add a theory curve whose legend says whether it is exact, a bound, a rate or an approximation.
 
     ``note`` is appended (e.g. ``"constant 1, anchored nowhere"`` or ``"Thm 1.1"``). NaN values (a
-    theorem whose conditions fail there) leave gaps rather than misleading lines.
+    theorem whose conditions fail there) leave gaps rather than misleading lines. ``headline=True``: the
+    curve the panel is about (see :func:`mark_headline`).
     """
     if kind not in THEORY_KINDS:
         raise ValueError(f"kind must be one of {list(THEORY_KINDS)}; got {kind!r}")
@@ -160,13 +186,61 @@ def add_theory(
                    showlegend=showlegend, line={"color": color, "width": 2, "dash": dash}, connectgaps=False),
         **kw,
     )
+    if headline:
+        mark_headline(fig.data[-1])
     return fig
 
 
+def mark_headline(trace) -> None:
+    """Make ``trace`` its panel's headline curve: :func:`finalize_figure` draws it last, thick, in
+    :data:`HEADLINE_COLOR` (with its band, if it has one).
+
+    Examples
+    --------
+    >>> fig = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], name="a"), go.Scatter(x=[0, 1], y=[1, 0], name="b")])
+    >>> mark_headline(fig.data[0])
+    >>> [t.name for t in finalize_figure(fig).data], fig.data[-1].line.width
+    (['b', 'a'], 4.5)
+    """
+    meta = dict(trace.meta) if isinstance(trace.meta, dict) else {}
+    meta["dpx_headline"] = True
+    trace.meta = meta
+
+
+def is_headline(trace) -> bool:
+    """True for a trace marked with :func:`mark_headline`."""
+    return isinstance(trace.meta, dict) and bool(trace.meta.get("dpx_headline"))
+
+
+def _wrap(text: str, width: int = 95) -> str:
+    """Break each ``<br>``-separated line of ``text`` at spaces so no line is longer than ``width`` characters
+    (plotly does not wrap annotations: a long note ran off the plot's right edge)."""
+    out = []
+    for line in text.split("<br>"):
+        words, cur = line.split(" "), ""
+        for w in words:
+            if cur and len(re.sub(r"<[^>]*>", "", cur + " " + w)) > width and cur.count("<") == cur.count(">"):
+                out.append(cur)
+                cur = w
+            else:
+                cur = f"{cur} {w}" if cur else w
+        out.append(cur)
+    return "<br>".join(out)
+
+
 def add_note(fig: go.Figure, text: str, *, y: float = 1.0) -> go.Figure:
-    """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing)."""
-    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left", yanchor="top",
-                       showarrow=False, font={"size": 11, "color": "#555"}, align="left",
+    """A small grey note in the top-left corner of the plot area (e.g. why a curve is missing), wrapped.
+
+    Examples
+    --------
+    >>> _wrap("a " * 60, width=20).count("<br>")
+    5
+    """
+    text = _wrap(text)
+    # anchored inside the plot area: a low note rests on the x axis (never on its tick labels)
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.0, y=y, xanchor="left",
+                       yanchor="top" if y >= 0.5 else "bottom",
+                       showarrow=False, font={"size": TEXT_PX["note"][0], "color": "#555"}, align="left",
                        bgcolor="rgba(255,255,255,0.8)")
     return fig
 
@@ -273,6 +347,8 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
             continue
         decades = np.log10(hi) - np.log10(lo)
         if decades > max_decades:
+            if axis.dtick is None:  # decade labels only (plotly's "2", "5" minor labels are 9 px), at most ~7
+                axis.update(dtick=max(1, int(np.ceil(decades / 7))))
             continue
         mantissas = (1, 2, 3, 5) if decades <= 1.3 else (1, 2, 5) if decades <= 2.5 else (1, 3)
         ticks = [m * 10.0**e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
@@ -288,6 +364,8 @@ def readable_log_ticks(fig: go.Figure, *, max_decades: float = 4.0) -> go.Figure
 
 
 _TEX = re.compile(r"([_^])\{([^{}]*)\}")
+# a bare subscript after a one-character symbol (θ_t, λ_max, ε_GDP, Û_private, ‖A‖²_F), not snake_case words
+_SUB = re.compile(r"(?<![A-Za-zα-ωΑ-Ω])([^\W\d_]['′]?|[²³‖)])_([A-Za-z0-9α-ωΑ-Ω][A-Za-z0-9α-ωΑ-Ω-]*)")
 
 
 def tex_to_html(text: str) -> str:
@@ -298,8 +376,14 @@ def tex_to_html(text: str) -> str:
     --------
     >>> tex_to_html("T_{n,k} and n^{−1/2}, e^{ε_{0}}")
     'T<sub>n,k</sub> and n<sup>−1/2</sup>, e<sup>ε<sub>0</sub></sup>'
+    >>> tex_to_html("θ_t, ‖A‖²_F, λ_max(W) and noisy_power")
+    'θ<sub>t</sub>, ‖A‖²<sub>F</sub>, λ<sub>max</sub>(W) and noisy_power'
     """
-    if not isinstance(text, str) or "{" not in text:
+    if not isinstance(text, str):
+        return text
+    if "_" in text and "://" not in text:
+        text = _SUB.sub(r"\1<sub>\2</sub>", text)
+    if "{" not in text:
         return text
     prev = None
     while prev != text:
@@ -319,6 +403,65 @@ def _finite_any(values) -> bool:
     return bool(np.isfinite(arr).any())
 
 
+def _headline_last(fig: go.Figure) -> None:
+    """The headline rule (module docstring): headline traces (and their bands) last, thick, in a colour of
+    their own; any other trace in that colour is redrawn grey."""
+    heads = [t for t in fig.data if is_headline(t)]
+    if not heads:
+        return
+    groups = {t.legendgroup for t in heads if t.legendgroup}
+    last = [t for t in fig.data if is_headline(t) or (t.fill == "toself" and t.legendgroup in groups)]
+    ids = {id(t) for t in last}
+    for t in fig.data:
+        if id(t) in ids:
+            continue
+        for part in ("line", "marker"):
+            obj = getattr(t, part, None)
+            if obj is not None and isinstance(obj.color, str) and obj.color.lower() == HEADLINE_COLOR:
+                obj.color = "#777777"
+        if t.line is not None and t.line.width is not None and t.line.width >= HEADLINE_WIDTH:
+            t.line.width = HEADLINE_WIDTH - 2
+    for t in last:
+        if t.fill == "toself":
+            t.fillcolor = _rgba(HEADLINE_COLOR, 0.15)
+            continue
+        t.line.color = HEADLINE_COLOR
+        t.line.width = HEADLINE_WIDTH
+        if t.marker is not None:
+            t.marker.color = HEADLINE_COLOR
+    fig.data = [t for t in fig.data if id(t) not in ids] + last
+
+
+def style_text(fig: go.Figure, *, present: bool = False) -> go.Figure:
+    """Set every text of the figure to the kit's sizes (in place): at least 12 px, or at least 16 px in
+    presentation mode (:data:`TEXT_PX`). Applied to every drawn figure; switching the mode restyles them.
+
+    Examples
+    --------
+    >>> fig = add_note(base_figure("t", "x", "y"), "a note")
+    >>> style_text(fig, present=True).layout.annotations[0].font.size, fig.layout.legend.font.size
+    (16, 16)
+    """
+    k = 1 if present else 0
+    lay = fig.layout
+    lay.font.size = TEXT_PX["base"][k]
+    lay.legend.font.size = TEXT_PX["legend"][k]
+    if lay.title is not None:
+        lay.title.font.size = TEXT_PX["title"][k]
+    for name in [n for n in lay if n.startswith(("xaxis", "yaxis"))]:
+        ax = lay[name]
+        ax.tickfont.size = TEXT_PX["legend"][k]
+        ax.title.font.size = TEXT_PX["base"][k]
+    for ann in lay.annotations or ():
+        ann.font.size = TEXT_PX["note"][k]
+    for tr in fig.data:
+        if tr.type == "table":
+            tr.header.font.size = TEXT_PX["table"][k]
+            tr.cells.font.size = TEXT_PX["table"][k]
+            tr.cells.height = 26 if not present else 32
+    return fig
+
+
 def finalize_figure(fig: go.Figure) -> go.Figure:
     """What every dashboard figure gets before it is shown (in place): readable log ticks
     (:func:`readable_log_ticks`), TeX-style sub/superscripts as HTML (:func:`tex_to_html`), and a legend
@@ -326,6 +469,7 @@ def finalize_figure(fig: go.Figure) -> go.Figure:
     at these settings) leaves the legend and is named in a note in the panel instead.
     """
     readable_log_ticks(fig)
+    _headline_last(fig)
     hidden = []
     for tr in fig.data:
         if tr.name:

@@ -70,6 +70,37 @@ function plotlyReady() {  // one load per page, shared by every panel
   if (!window.__dpxPlotly) window.__dpxPlotly = loadPlotly();
   return window.__dpxPlotly;
 }
+function scrollParent(el) {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowY;
+    if ((o === "auto" || o === "scroll") && p.scrollHeight > p.clientHeight) return p;
+  }
+  return null;
+}
+// A first plot that fits on the first screen, legend included: its height is what is left of the viewport
+// below the plot's top (as laid out at scroll 0), never more than the figure asks for nor less than FIT_MIN.
+const FIT_MIN = 340;
+function fitHeight(div, want) {
+  const sc = scrollParent(div);
+  const top = div.getBoundingClientRect().top + (sc ? sc.scrollTop : window.scrollY);
+  const room = Math.floor(window.innerHeight - top - 16);
+  return Math.max(FIT_MIN, Math.min(want, room));
+}
+// A legend below the plot is placed in units of the plot area's height: on a short plot it lands on the
+// x axis's title. Move it down until there is a gap (the bottom margin grows, the figure height stays).
+async function clearLegend(P, div) {
+  try { await clearLegendOnce(P, div); } catch (e) { console.warn("dpexplore: moving the legend failed", e); }
+}
+async function clearLegendOnce(P, div) {
+  for (let i = 0; i < 4; i++) {
+    const lg = div.querySelector(".legend"), xt = div.querySelector(".g-xtitle");
+    const fl = div._fullLayout;
+    if (!lg || !xt || !fl || !fl._size || !fl.legend || fl.legend.y >= 0) return;
+    const gap = lg.getBoundingClientRect().top - xt.getBoundingClientRect().bottom;
+    if (gap >= 4 || !xt.getBoundingClientRect().height) return;
+    await P.relayout(div, { "legend.y": fl.legend.y - (8 - gap) / Math.max(fl._size.h, 40) });
+  }
+}
 function attached(el) {  // plotly sizes a plot from its container: draw once it is in the page
   return new Promise((resolve) => {
     const t0 = performance.now();
@@ -110,7 +141,10 @@ export default {
           let fig;
           try { fig = JSON.parse(text); } catch (e) { fallback("the figure is not valid JSON."); break; }
           if (div.querySelector(".dpx-plot-fallback")) div.textContent = "";
-          await Plotly.react(div, fig.data || [], fig.layout || {}, fig.config || {});
+          const layout = fig.layout || {};
+          if (model.get("fit_screen") && layout.height) layout.height = fitHeight(div, layout.height);
+          await Plotly.react(div, fig.data || [], layout, fig.config || {});
+          await clearLegend(Plotly, div);
         } while (again && alive);
       } catch (e) {
         fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
@@ -128,6 +162,17 @@ export default {
       if (!alive) return;
       await draw();
       pending(false);
+      if (model.get("fit_screen")) {  // the widgets above may still be laying out: fit again once they settle
+        for (const ms of [300, 1000, 2500]) {
+          await sleep(ms);
+          if (!alive || !div.classList.contains("js-plotly-plot")) continue;
+          let want = 0;
+          try { want = (JSON.parse(model.get("figure")).layout || {}).height || 0; } catch (e) {}
+          const h = want ? fitHeight(div, want) : 0;
+          const now = div._fullLayout ? div._fullLayout.height : h;
+          if (h && Math.abs(h - now) > 4) { await Plotly.relayout(div, { height: h }); await clearLegend(Plotly, div); }
+        }
+      }
       if (Plotly && window.ResizeObserver) {
         let w = el.clientWidth;
         observer = new ResizeObserver(() => {
@@ -172,6 +217,9 @@ class PlotPanel(anywidget.AnyWidget):
     figure = traitlets.Unicode("").tag(sync=True)
     #: said in the fallback text when the page cannot draw the plot
     title = traitlets.Unicode("").tag(sync=True)
+    #: draw at most as high as the viewport leaves below the plot's top (the first panel: plot and legend
+    #: on the first screen), and at least 340 px
+    fit_screen = traitlets.Bool(False).tag(sync=True)
 
     def show(self, fig: go.Figure, config: Mapping | None = None) -> None:
         """Send ``fig`` (with plotly ``config``) to the browser, which redraws the panel in place."""

@@ -8,13 +8,10 @@ bundled vs unbundled messages; trade-off curves; and the "how much ε0 can I aff
 
 from __future__ import annotations
 
-import base64
-import html
 import math
 from collections.abc import Mapping
 from typing import Any
 
-import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 from scipy import optimize
@@ -68,13 +65,14 @@ def _exact_ok(p: Mapping[str, Any], n: int | None = None) -> bool:
 
 # -- pure figure builders ------------------------------------------------------------------------
 def privacy_curve_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, str]], *, delta: float,
-                         title: str, notes: list[str]) -> go.Figure:
-    """δ(ε) curves on a log axis. ``curves`` maps a legend name to (ε values, δ values, theory kind)."""
+                         title: str, notes: list[str], headline: str | None = None) -> go.Figure:
+    """δ(ε) curves on a log axis. ``curves`` maps a legend name to (ε values, δ values, theory kind);
+    ``headline`` names the curve the panel is about (the worst case: drawn last, thick, black)."""
     fig = F.base_figure(title, "ε of the shuffled histogram", "δ(ε)  (log scale)", log_y=True, height=480)
     for i, (name, (x, vals, kind)) in enumerate(curves.items()):
         v = np.asarray(vals, dtype=float)
         v = np.where(v > 1e-16, v, np.nan)
-        F.add_theory(fig, x, v, name=name, kind=kind, color=F.color_for(i))
+        F.add_theory(fig, x, v, name=name, kind=kind, color=F.color_for(i), headline=name == headline)
     fig.add_hline(y=delta, line={"color": "#888", "width": 1, "dash": "dot"},
                   annotation_text=f"target δ = {delta:.0e}", annotation_position="top right")
     fig.update_yaxes(range=[-14, 0.05])
@@ -248,7 +246,7 @@ class ShuffleAsymptoticsDashboard(Dashboard):
     _R = ("epsilon0", "family", "alphabet")
     panels = [
         Panel("curve", "Exact privacy curve vs approximations and bounds", (*_R, "n", "pi", "delta"),
-              "<b>Worst case over all neighbouring data sets</b> (thick): for binary RR up to n = 600 every pair "
+              "<b>Worst case over all neighbouring data sets</b> (thick black): for binary RR up to n = 600 every pair "
               "is evaluated (exact); beyond, binary RR uses a certified branch and bound over k, and k-RR (k ≥ 3) "
               "the privacy blanket evaluated exactly (upper end, every data set) against the pair \"others at a "
               "third symbol\" (lower end, one actual data set) — they meet to 0.1% from n ≈ 10⁴; the true worst "
@@ -256,8 +254,9 @@ class ShuffleAsymptoticsDashboard(Dashboard):
               "Dash-dot GDP is an <i>approximation</i> (canonical pair); dashed lines are certified bounds "
               "(Chernoff: canonical pair only; FMT clones: every ε0-LDP randomizer and data set; privacy blanket "
               "Bennett bound of Balle et al. 2019: every data set). "
-              "Try ε0 = 4, n = 10⁵: canonical pair ε ≈ 0.085 at δ = 10⁻⁶, worst case ≤ 0.118, FMT21 numerical "
-              "≈ 0.17, closed form 0.54. The links under the plot download the worst-case profile (CSV / JSON)."),
+              "Try ε0 = 4, n = 10⁵: canonical pair ε ≈ 0.0847 at δ = 10⁻⁶, worst case ≤ 0.0848 (certified), FMT21 "
+              "numerical ≈ 0.17, closed form 0.54. The links under the plot download the worst-case profile "
+              "drawn (CSV / JSON)."),
         Panel("jsd", "n·JSD converges to I_π/8", (*_R, "n", "pi"),
               "Dots: exact n·JSD between neighbouring histograms. They settle on I_π/8 with a 1/n correction "
               "(two-term curve, canonical pair). Set π > 0 to see that the i.i.d. mixture constant I_mix/8 "
@@ -283,35 +282,12 @@ class ShuffleAsymptoticsDashboard(Dashboard):
               "data sets (certified end); GDP and Chernoff describe the canonical pair only."),
     ]
 
+    present_controls = ("epsilon0", "n", "family", "pi")
+
     def __init__(self, **kw: Any) -> None:
-        self._profile: S.PrivacyProfile | None = None
         super().__init__(**kw)
         # d3's ".3g" prints 1e-06 as 0.00000100: show δ in exponent form
         self.widgets["delta"].readout_format = ".0e"
-        #: links that download the worst-case privacy profile drawn in the first panel (CSV / JSON)
-        self.profile_download = widgets.HTML(self._download_html())
-        kids = list(self.children)
-        i = 4 + [p.name for p in self.panels].index("curve")  # header, controls, status, messages, panels…
-        kids.insert(i + 1, self.profile_download)
-        self.children = kids
-
-    def refresh(self, changed: str | None = None) -> None:
-        super().refresh(changed)
-        if hasattr(self, "profile_download"):
-            self.profile_download.value = self._download_html()
-
-    def _download_html(self) -> str:
-        prof = self._profile
-        if prof is None:
-            return ""
-        links = []
-        for fmt, mime, text in (("csv", "text/csv", prof.to_csv()), ("json", "application/json", prof.to_json())):
-            b64 = base64.b64encode(text.encode("utf-8")).decode("ascii")
-            links.append(f"<a download='shuffle_privacy_profile_n{prof.n}.{fmt}' href='data:{mime};base64,{b64}' "
-                         f"style='color:#0072B2;text-decoration:underline'>{fmt.upper()}</a>")
-        return ("<div style='margin:0.2em 0 0.6em 0'>Download the worst-case privacy profile of "
-                f"{html.escape(prof.randomizer)}, n = {prof.n:,} (δ(ε) upper/lower, ε at the target δ): "
-                + " · ".join(links) + "</div>")
 
     # -- panels -------------------------------------------------------------------------------
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
@@ -339,21 +315,23 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         prof = self.memo(("profile", R.W0.tobytes(), R.W1.tobytes(), R.inputs, n, e_hi, delta),
                          lambda: S.privacy_profile(R, n, epsilons=e_w, deltas=[delta], max_grid_cells=_GRID_CELLS,
                                                            rtol=PROFILE_RTOL))
-        self._profile = prof
+        # the download links under the panel are made from this very result, when the panel is drawn
+        self.results.setdefault("curve", {})["worst-case privacy profile"] = prof
         if prof.exhaustive:
-            curves["exact worst case over all data sets (every pair evaluated)"] = (e_w, prof.delta_upper, "exact")
+            headline = "exact worst case over all data sets (every pair evaluated)"
+            curves[headline] = (e_w, prof.delta_upper, "exact")
             notes.append(f"worst case at δ: ε = {prof.epsilon_upper[0]:.4g} (exact, exhaustive)")
         elif "certified bracket" in prof.method:
             how = ("branch and bound over k" if "branch and bound" in prof.method
                    else "exact privacy blanket")
-            curves[f"worst case over all data sets ≤ (certified, {how}, ≤ {PROFILE_RTOL:.0%} "
-                   "above the lower end at δ)"] = (e_w, prof.delta_upper, "bound")
-            curves["worst case ≥ worst pair found (exact pair)"] = (e_w, prof.delta_lower, "exact")
+            headline = "worst case over all data sets ≤ (certified upper end)"
+            curves[headline] = (e_w, prof.delta_upper, "bound")
+            curves["worst case ≥ worst pair found"] = (e_w, prof.delta_lower, "exact")
             notes.append(f"worst case at δ: ε ∈ [{prof.epsilon_lower[0]:.4g}, {prof.epsilon_upper[0]:.4g}] "
-                         f"(certified; the library's default bracket is 0.1% wide)")
+                         f"(certified, {how}; ≤ {PROFILE_RTOL:.0%} wide here, the library's default 0.1%)")
         else:
-            curves["worst case ≤ certified bound (min of exact blanket, clone pairs)"] = (e_w, prof.delta_upper,
-                                                                                       "bound")
+            headline = "worst case ≤ certified bound (min of exact blanket, clone pairs)"
+            curves[headline] = (e_w, prof.delta_upper, "bound")
             curves["worst case ≥ worst named pair (exact pair)"] = (e_w, prof.delta_lower, "exact")
             notes.append(f"worst case at δ: ε ∈ [{prof.epsilon_lower[0]:.4g}, {prof.epsilon_upper[0]:.4g}] "
                          f"({prof.method})")
@@ -389,7 +367,7 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         if cf >= e_hi:
             notes.append(f"FMT21 closed form at target δ: ε = {cf:.3g} (off the right edge)")
         title = f"δ(ε) for {R.name}, n = {n:,}, k = {k} users with input 1"
-        fig = privacy_curve_figure(curves, delta=delta, title=title, notes=notes)
+        fig = privacy_curve_figure(curves, delta=delta, title=title, notes=notes, headline=headline)
         if cf < e_hi:
             fig.add_trace(go.Scatter(x=[cf], y=[delta], mode="markers", marker={"symbol": "x", "size": 11,
                                                                                   "color": "#000"},

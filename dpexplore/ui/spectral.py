@@ -277,11 +277,16 @@ class SpectralClusteringDashboard(Dashboard):
         n_fine = N_GRID  # each point costs an accountant call (cached, shared with the measurement)
         for mech in self._mechs(p):
             res = self._vs_n(p)
-            mean, lo, hi = (np.maximum(c, 1e-12) for c in res.curve(mech))  # t band within [0, k]; log axis
+            # a zero error is not drawn on the log axis (no point, no band there); clamping it to a tiny
+            # number stretched the axis over 12 decades and flattened every other curve
+            mean, lo, hi = (np.where(np.asarray(c) > 0, c, np.nan) for c in res.curve(mech))
             F.add_measured(fig, N_GRID, mean, lo, hi, name=_name(mech, p["accountant"]), color=COLOR[mech],
                            trials=res.trials)
-            slope = math.log(mean[-1] / mean[-2]) / math.log(N_GRID[-1] / N_GRID[-2])
-            notes.append(f"{NAMES[mech]}: measured slope {slope:+.2f} (last two n)")
+            if np.isfinite(mean[-2:]).all():
+                slope = math.log(mean[-1] / mean[-2]) / math.log(N_GRID[-1] / N_GRID[-2])
+                notes.append(f"{NAMES[mech]}: measured slope {slope:+.2f} (last two n)")
+            else:
+                notes.append(f"{NAMES[mech]}: error 0 at the largest n (not drawn on the log axis)")
             if mech == "noisy_power":
                 continue
             bound = []

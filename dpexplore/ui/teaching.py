@@ -1,372 +1,64 @@
-"""Classroom features of the dashboards: predict-then-reveal questions, instructor presets, and export.
+"""Classroom features of the dashboards, drawn: presets, predict-then-reveal, lesson sequences, worksheets,
+presentation mode and export.
 
-The lessons live in a plain JSON file next to the notebooks (``notebooks/lessons.json``), one entry per
-dashboard class, so an instructor adds a preset or a question without writing Python::
-
-    {"dashboards": {"PrivatePCADashboard": {
-        "presets": [{"name": "low-privacy", "title": "…", "note": "…", "values": {"epsilon": 50.0}}],
-        "questions": [{"id": "halve-eps", "question": "…", "settings": {"epsilon": 10.0},
-                       "change": {"epsilon": 5.0}, "choices": ["up", "down", "stays"], "answer": "up",
-                       "explanation": "…",
-                       "check": [{"panel": "vs_coherence", "series": "adaptive", "expect": "up"}]}]}}}
-
-:func:`validate_lessons` checks the file against the dashboard classes (unknown dashboards, panels and
-controls, values outside a control's range, missing or unknown fields) and names the dashboard, the
-preset or question and the field in every message; a bad entry is dropped and the rest still work.
-Every question states a ``check``: which measured series (an :class:`~dpexplore.core.experiment.ExperimentResult`
-series of a panel, or a drawn trace for panels that compute exactly) must move in which direction
-when ``change`` is applied to ``settings``. The tests run each check at seeds 0, 1, 2; the page runs it
-again on what it draws and shows the measured before → after next to the stated answer.
+The lessons file (``notebooks/lessons.json``) is read and checked by :mod:`dpexplore.classroom.lessons`
+(its format is described there); the worksheets are printed by :mod:`dpexplore.classroom.worksheets`.
+This module only draws them.
 
 :class:`TeachingBox` is the widget a :class:`~dpexplore.ui.dashboard.Dashboard` places under its header:
-a preset selector (``?preset=name``), the predict-then-reveal questions (``?mode=predict`` opens them),
-and a button that copies the deep link and the code snippet of the current view to the clipboard.
-:meth:`TeachingBox.csv_widget` gives each measured panel its "download data (CSV)" links.
+
+* a preset selector (``?preset=name``); a preset is absolute (every control it does not name goes back to
+  its default), and the page's URL follows the view (preset, settings, page options) as it changes;
+* the predict-then-reveal questions (``?mode=predict`` opens them); the verdict appears under the panel the
+  question is about, which is scrolled into view;
+* lesson sequences (``?lesson=name&step=k``): ordered steps, each a preset, what to say, minutes and the
+  question to ask, stepped through with Previous / Next, with printable student and instructor worksheets;
+* a "Presentation mode" toggle (``?present=1``, see :meth:`~dpexplore.ui.dashboard.Dashboard.set_presentation`);
+* a button that copies the deep link and the code snippet of the current view to the clipboard.
+
+:meth:`TeachingBox.csv_widget` gives each measured panel its download links, rendered from the results the
+panel drew (so a link never describes another view than the plot above it).
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import json
-import math
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import anywidget
 import ipywidgets as widgets
+import traitlets
 
-__all__ = ["PAGE_OPTIONS", "LessonError", "TeachingBox", "check_value", "load_lessons", "validate_lessons",
-           "csv_links_html", "direction", "measure_question", "view_query"]
+from dpexplore.classroom.lessons import (
+    LessonError,
+    absolute_values,
+    check_value,
+    direction,
+    load_lessons,
+    validate_lessons,
+)
+from dpexplore.classroom.worksheets import worksheet_html, worksheet_markdown
+
+__all__ = ["PAGE_OPTIONS", "LessonError", "TeachingBox", "VISIBLE_FRACTION", "check_value", "load_lessons",
+           "validate_lessons", "csv_links_html", "direction", "measure_question", "plotted_change", "question_views",
+           "view_query"]
 
 #: URL keys that are page options, not controls
-PAGE_OPTIONS = ("mode", "preset")
+PAGE_OPTIONS = ("mode", "preset", "present", "lesson", "step")
+_TRUE = ("1", "true", "yes", "on")
 #: the largest CSV offered as a data: link (bytes of CSV text; larger results: use the snippet)
 MAX_CSV_BYTES = 2_000_000
-#: the largest lessons file read (bytes)
-MAX_LESSONS_BYTES = 1_000_000
-
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-_EXPECT = ("up", "down", "same")
-_PRESET_FIELDS = {"name": str, "title": str, "note": str, "values": dict}
-_QUESTION_FIELDS = {"id": str, "question": str, "change": dict, "choices": list, "answer": str,
-                    "explanation": str, "check": list}
-_QUESTION_OPTIONAL = {"settings": dict}
-_CHECK_FIELDS = {"panel", "expect", "series", "label", "trace", "at"}
 
 _NOTE_STYLE = ("border-left:4px solid #1f618d;background:#eaf2f8;padding:6px 10px;margin:4px 0;"
                "font-family:var(--jp-ui-font-family, sans-serif);color:#1b2631")
 _BAD_STYLE = ("border-left:4px solid #b7950b;background:#fef9e7;padding:6px 10px;margin:4px 0;"
               "font-family:var(--jp-ui-font-family, sans-serif);color:#5d4a05")
 
-
-class LessonError(ValueError):
-    """A lessons file that cannot be used at all (not JSON, not an object, too large)."""
-
-
-def default_lessons_path() -> Path:
-    """``$DPEXPLORE_LESSONS``, else ``lessons.json`` in the working directory (Voila runs a notebook in its
-    own folder), else the repository's ``notebooks/lessons.json``."""
-    env = os.environ.get("DPEXPLORE_LESSONS")
-    if env:
-        return Path(env)
-    here = Path.cwd() / "lessons.json"
-    if here.is_file():
-        return here
-    return Path(__file__).resolve().parents[2] / "notebooks" / "lessons.json"
-
-
-def load_lessons(path: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Read a lessons file; raise :class:`LessonError` with a clear message if it is not a JSON object.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "lessons.json"
-    >>> _ = p.write_text('{"dashboards": [}')
-    >>> try:
-    ...     load_lessons(p)
-    ... except LessonError as e:
-    ...     print(e)
-    lessons.json is not valid JSON (line 1, column 17: Expecting value)
-    """
-    p = Path(default_lessons_path() if path is None else path)
-    if not p.is_file():
-        raise LessonError(f"{p.name}: no lessons file at {p}")
-    if p.stat().st_size > MAX_LESSONS_BYTES:
-        raise LessonError(f"{p.name} is larger than {MAX_LESSONS_BYTES} bytes")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise LessonError(f"{p.name} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise LessonError(f"{p.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    if not isinstance(data, dict):
-        raise LessonError(f"{p.name} must hold a JSON object with a 'dashboards' object; got {type(data).__name__}")
-    return data
-
-
-def _value_error(ctl, value: Any) -> str | None:
-    """Why ``value`` is not a valid value of control ``ctl`` (None if it is)."""
-    k = ctl.kind
-    if k in ("float", "log"):
-        ok_type = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif k in ("int", "logint"):
-        ok_type = isinstance(value, int) and not isinstance(value, bool)
-    elif k == "bool":
-        ok_type = isinstance(value, bool)
-    elif k == "text":
-        ok_type = isinstance(value, str)
-    else:
-        ok_type = True
-    if not ok_type or (isinstance(value, float) and not math.isfinite(value)) or ctl.clamp(value) != value:
-        return f"must be {ctl.range_text()}; got {value!r}"
-    return None
-
-
-def _check_values(where: str, values: Any, controls: Mapping[str, Any], errors: list[str]) -> dict[str, Any] | None:
-    if not isinstance(values, dict) or not values:
-        errors.append(f"{where}: must be a non-empty object of control values; got {values!r}")
-        return None
-    out, ok = {}, True
-    for key, val in values.items():
-        ctl = controls.get(key)
-        if ctl is None:
-            errors.append(f"{where}.{key}: not a control of this dashboard (known: {', '.join(controls)})")
-            ok = False
-            continue
-        why = _value_error(ctl, val)
-        if why:
-            errors.append(f"{where}.{key}: {why}")
-            ok = False
-            continue
-        out[key] = float(val) if ctl.kind in ("float", "log") else val
-    return out if ok else None
-
-
-def _fields(where: str, entry: Any, required: Mapping[str, type], optional: Mapping[str, type],
-            errors: list[str]) -> bool:
-    if not isinstance(entry, dict):
-        errors.append(f"{where}: must be an object; got {type(entry).__name__}")
-        return False
-    ok = True
-    for key, typ in required.items():
-        if key not in entry:
-            errors.append(f"{where}: missing field '{key}'")
-            ok = False
-        elif not isinstance(entry[key], typ):
-            errors.append(f"{where}.{key}: must be a {typ.__name__}; got {type(entry[key]).__name__}")
-            ok = False
-    for key, typ in optional.items():
-        if key in entry and not isinstance(entry[key], typ):
-            errors.append(f"{where}.{key}: must be a {typ.__name__}; got {type(entry[key]).__name__}")
-            ok = False
-    unknown = sorted(set(entry) - set(required) - set(optional))
-    if unknown:
-        errors.append(f"{where}: unknown field(s) {', '.join(map(repr, unknown))} "
-                      f"(allowed: {', '.join([*required, *optional])})")
-        ok = False
-    return ok
-
-
-def _validate_check(where: str, chk: Any, panels: set[str], errors: list[str]) -> dict[str, Any] | None:
-    if not isinstance(chk, dict):
-        errors.append(f"{where}: must be an object; got {type(chk).__name__}")
-        return None
-    bad = sorted(set(chk) - _CHECK_FIELDS)
-    if bad:
-        errors.append(f"{where}: unknown field(s) {', '.join(map(repr, bad))} "
-                      f"(allowed: {', '.join(sorted(_CHECK_FIELDS))})")
-        return None
-    if chk.get("panel") not in panels:
-        errors.append(f"{where}.panel: must be one of {sorted(panels)}; got {chk.get('panel')!r}")
-        return None
-    if chk.get("expect") not in _EXPECT:
-        errors.append(f"{where}.expect: must be one of {list(_EXPECT)}; got {chk.get('expect')!r}")
-        return None
-    if ("series" in chk) == ("trace" in chk) or not isinstance(chk.get("series", chk.get("trace")), str):
-        errors.append(f"{where}: give exactly one of 'series' (a measured series name) or 'trace' "
-                      "(text in a drawn curve's name), as a string")
-        return None
-    if "label" in chk and not isinstance(chk["label"], str):
-        errors.append(f"{where}.label: must be a string; got {chk['label']!r}")
-        return None
-    if "at" in chk and (isinstance(chk["at"], bool) or not isinstance(chk["at"], (int, float))):
-        errors.append(f"{where}.at: must be a number; got {chk['at']!r}")
-        return None
-    return dict(chk)
-
-
-def validate_lessons(data: Any, dashboard_classes: Mapping[str, type]) -> tuple[dict[str, dict], list[str]]:
-    """Check a lessons object against the dashboard classes it names.
-
-    Returns ``(lessons, errors)``: ``lessons[class_name] = {"presets": {name: preset}, "questions": [...]}``
-    holding only the valid entries, and one message per problem, each naming the dashboard, the preset
-    or question and the field. Values are checked with each :class:`~dpexplore.ui.controls.Control`'s
-    range (``clamp``/``range_text``).
-
-    Examples
-    --------
-    >>> from dpexplore.ui.controls import Control
-    >>> from dpexplore.ui.dashboard import Dashboard, Panel
-    >>> class Tiny(Dashboard):
-    ...     controls = [Control("a", "a", "int", 1, 0, 9)]
-    ...     panels = [Panel("p", "P")]
-    >>> data = {"dashboards": {"Tiny": {"presets": [
-    ...     {"name": "big", "title": "Big a", "note": "a at 9", "values": {"a": 9}},
-    ...     {"name": "bad", "title": "Bad", "note": "", "values": {"a": 12, "b": 1}}]}}}
-    >>> lessons, errors = validate_lessons(data, {"Tiny": Tiny})
-    >>> sorted(lessons["Tiny"]["presets"])
-    ['big']
-    >>> print("\\n".join(errors))
-    Tiny, preset 'bad', values.a: must be an integer in [0, 9]; got 12
-    Tiny, preset 'bad', values.b: not a control of this dashboard (known: a)
-    """
-    errors: list[str] = []
-    out: dict[str, dict] = {}
-    if not isinstance(data, dict):
-        return out, [f"lessons file: must be a JSON object; got {type(data).__name__}"]
-    extra = sorted(set(data) - {"dashboards", "about"})
-    if extra:
-        errors.append(f"lessons file: unknown top-level field(s) {', '.join(map(repr, extra))} "
-                      "(allowed: 'dashboards', 'about')")
-    boards = data.get("dashboards")
-    if not isinstance(boards, dict):
-        return out, [*errors, "lessons file: missing object 'dashboards' (one entry per dashboard class)"]
-    for cls_name, entry in boards.items():
-        cls = dashboard_classes.get(cls_name)
-        if cls is None:
-            if len(dashboard_classes) > 1:  # a single-class check (a page) ignores the other dashboards
-                errors.append(f"lessons file: {cls_name!r} is not a dashboard class "
-                              f"(known: {', '.join(dashboard_classes)})")
-            continue
-        if not isinstance(entry, dict):
-            errors.append(f"{cls_name}: must be an object with 'presets' and/or 'questions'")
-            continue
-        extra = sorted(set(entry) - {"presets", "questions"})
-        if extra:
-            errors.append(f"{cls_name}: unknown field(s) {', '.join(map(repr, extra))} "
-                          "(allowed: 'presets', 'questions')")
-        controls = {c.name: c for c in cls.controls}
-        panels = {p.name for p in cls.panels}
-        presets: dict[str, dict] = {}
-        raw_presets = entry.get("presets", [])
-        if not isinstance(raw_presets, list):
-            errors.append(f"{cls_name}.presets: must be a list; got {type(raw_presets).__name__}")
-            raw_presets = []
-        for i, pre in enumerate(raw_presets):
-            name = pre.get("name") if isinstance(pre, dict) else None
-            where = f"{cls_name}, preset {name!r}" if isinstance(name, str) else f"{cls_name}, preset #{i + 1}"
-            if not _fields(where, pre, _PRESET_FIELDS, {}, errors):
-                continue
-            if not _NAME_RE.match(name):
-                errors.append(f"{where}.name: must be 1-40 characters a-z, 0-9, '-', '_' (it goes in the URL)")
-                continue
-            if name in presets:
-                errors.append(f"{where}: a second preset with this name (names must be unique)")
-                continue
-            values = _check_values(f"{where}, values", pre["values"], controls, errors)
-            if values is not None:
-                presets[name] = dict(pre, values=values)
-        questions: list[dict] = []
-        raw_questions = entry.get("questions", [])
-        if not isinstance(raw_questions, list):
-            errors.append(f"{cls_name}.questions: must be a list; got {type(raw_questions).__name__}")
-            raw_questions = []
-        ids: set[str] = set()
-        for i, q in enumerate(raw_questions):
-            qid = q.get("id") if isinstance(q, dict) else None
-            where = f"{cls_name}, question {qid!r}" if isinstance(qid, str) else f"{cls_name}, question #{i + 1}"
-            if not _fields(where, q, _QUESTION_FIELDS, _QUESTION_OPTIONAL, errors):
-                continue
-            ok = True
-            if qid in ids:
-                errors.append(f"{where}: a second question with this id (ids must be unique)")
-                ok = False
-            choices = q["choices"]
-            if (len(choices) < 2 or not all(isinstance(c, str) and c for c in choices)
-                    or len(set(choices)) < len(choices)):
-                errors.append(f"{where}.choices: must be a list of at least 2 different non-empty strings")
-                ok = False
-            elif q["answer"] not in choices:
-                errors.append(f"{where}.answer: must be one of the choices {choices}; got {q['answer']!r}")
-                ok = False
-            settings = {}
-            if "settings" in q:
-                settings = _check_values(f"{where}, settings", q["settings"], controls, errors)
-                ok = ok and settings is not None
-            change = _check_values(f"{where}, change", q["change"], controls, errors)
-            ok = ok and change is not None
-            for key in change or {}:
-                if settings is not None and (key not in settings or settings[key] == change[key]):
-                    errors.append(f"{where}, change.{key}: the starting point 'settings' must set {key} too, to "
-                                  "a different value (a question compares before and after)")
-                    ok = False
-            if not q["check"]:
-                errors.append(f"{where}.check: must list at least one check")
-                ok = False
-            checks = [_validate_check(f"{where}, check #{j + 1}", c, panels, errors) for j, c in enumerate(q["check"])]
-            if not ok or any(c is None for c in checks):
-                continue
-            ids.add(qid)
-            questions.append(dict(q, settings=settings, change=change, check=checks))
-        out[cls_name] = {"presets": presets, "questions": questions}
-    return out, errors
-
-
-# -- measuring a check ---------------------------------------------------------------------
-def check_value(check: Mapping[str, Any], results: Mapping[str, Any] | None, figure: Any = None) -> float:
-    """The number a question's check compares before and after: the mean over trials (and over the grid,
-    or at the grid point nearest ``at``) of one measured series, or the mean y of a drawn trace.
-
-    ``results`` is ``Dashboard.results[panel]`` (label → ExperimentResult); ``figure`` the panel's figure
-    (for ``trace`` checks). Raises ValueError naming what is missing.
-
-    Examples
-    --------
-    >>> from dpexplore.core.experiment import ExperimentResult
-    >>> r = ExperimentResult.from_values(function="f", parameters={}, seed=0, axis="x", grid=[1, 2],
-    ...                                  series=["a"], values=[[[1.0, 3.0], [5.0, 7.0]]], version="0")
-    >>> check_value({"panel": "p", "series": "a", "expect": "up"}, {"": r})
-    4.0
-    >>> check_value({"panel": "p", "series": "a", "expect": "up", "at": 2}, {"": r})
-    6.0
-    """
-    import numpy as np
-
-    if "trace" in check:
-        traces = [t for t in (figure.data if figure is not None else ())
-                  if check["trace"] in (t.name or "") and getattr(t, "y", None) is not None]
-        if not traces:
-            raise ValueError(f"panel {check['panel']!r} draws no curve named like {check['trace']!r}")
-        y = np.asarray(traces[0].y, dtype=float)
-        if "at" in check:
-            x = np.asarray(traces[0].x, dtype=float)
-            y = y[[int(np.nanargmin(np.abs(x - float(check["at"]))))]]
-        y = y[np.isfinite(y)]
-        if not y.size:
-            raise ValueError(f"curve {check['trace']!r} of panel {check['panel']!r} has no finite value")
-        return float(np.mean(y))
-    res = (results or {}).get(check.get("label", ""))
-    if res is None or not hasattr(res, "series"):
-        raise ValueError(f"panel {check['panel']!r} has no measured result {check.get('label', '')!r}")
-    if check["series"] not in res.series:
-        raise ValueError(f"panel {check['panel']!r}: no series {check['series']!r} (has {list(res.series)})")
-    vals = np.asarray(res.values, dtype=float)[list(res.series).index(check["series"])]
-    if "at" in check:
-        grid = np.asarray(res.grid, dtype=float)
-        vals = vals[int(np.argmin(np.abs(grid - float(check["at"]))))]
-    return float(np.nanmean(vals))
-
-
-def direction(before: float, after: float, *, rtol: float = 1e-9) -> str:
-    """'up', 'down' or 'same' (equal up to ``rtol`` relative, i.e. floating-point noise)."""
-    if abs(after - before) <= rtol * max(abs(before), abs(after), 1e-300):
-        return "same"
-    return "up" if after > before else "down"
 
 
 # -- export --------------------------------------------------------------------------------
@@ -387,15 +79,20 @@ def csv_links_html(panel_title: str, results: Mapping[str, Any] | None) -> str:
             continue
         text = res.to_csv()
         stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{panel_title} {label}").strip("_")[:60] or "data"
-        name = f"{stem}_seed{getattr(res, 'seed', '')}.csv"
-        what = f"download data{': ' + label if label else ''} (CSV)"
+        seed, n = getattr(res, "seed", None), getattr(res, "n", None)
+        tag = f"_seed{seed}" if seed is not None else ""
+        tag += f"_n{n}" if isinstance(n, int) else ""
+        where = f", n = {n:,}" if isinstance(n, int) else ""
+        what = f"download data{': ' + label if label else ''}{where} (CSV)"
         if len(text) > MAX_CSV_BYTES:
             links.append(f"<span>{html.escape(what)}: too large for a link ({len(text)} bytes); "
                          "run the 'reproduce in code' snippet and call <code>.to_csv()</code></span>")
             continue
-        data = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        links.append(f"<a class='dpx-csv' download='{html.escape(name)}' href='data:text/csv;base64,{data}' "
-                     f"style='color:#0072B2;text-decoration:underline'>{html.escape(what)}</a>")
+        links.append(_data_link("dpx-csv", f"{stem}{tag}.csv", "text/csv", text, what))
+        if callable(getattr(res, "to_json", None)):
+            js = res.to_json()
+            if len(js) <= MAX_CSV_BYTES:
+                links.append(_data_link("dpx-json", f"{stem}{tag}.json", "application/json", js, "(JSON)"))
     if not links:
         return ""
     return "<div style='font-size:0.85em;margin:2px 0 6px 0'>⬇ " + " · ".join(links) + "</div>"
@@ -410,7 +107,7 @@ _COPY_ESM = """
 function render({ model, el }) {
   const btn = document.createElement("button");
   btn.className = "dpx-copy jupyter-button";
-  btn.textContent = "Copy link + code of this view";
+  btn.textContent = "Copy link + code";
   btn.title = "Copies this view's deep link and its 'reproduce in code' snippet to the clipboard";
   const out = document.createElement("textarea");
   out.className = "dpx-copy-text";
@@ -423,6 +120,14 @@ function render({ model, el }) {
     const url = window.location.origin + window.location.pathname + "?" + model.get("query");
     return "# " + url + "\\n" + model.get("snippet");
   };
+  // the address bar follows the view (preset, settings, page options): a reload or a shared link shows it
+  const follow = () => {
+    const q = model.get("query");
+    if (!q || !window.history || !window.history.replaceState) return;
+    try { window.history.replaceState(window.history.state, "", window.location.pathname + "?" + q); } catch (e) {}
+  };
+  model.on("change:query", follow);
+  follow();
   btn.addEventListener("click", async () => {
     const t = text();
     out.value = t;
@@ -440,32 +145,64 @@ function render({ model, el }) {
     }
   });
   el.append(btn, say, out);
+  return () => model.off("change:query", follow);
 }
 export default { render };
 """
 
 
-def _copy_widget():
-    try:
-        import anywidget
-        import traitlets
-    except ImportError:  # pragma: no cover - anywidget is a dependency; a plain text box otherwise
+class CopyView(anywidget.AnyWidget):
+    """The "copy link + code" button; its ``query`` is also written into the page's address bar."""
+
+    _esm = _COPY_ESM
+    query = traitlets.Unicode("").tag(sync=True)
+    snippet = traitlets.Unicode("").tag(sync=True)
+
+    def set_state(self, sync_data: Mapping[str, Any]) -> None:
+        """Refuse every client update: the browser has nothing to set on this widget."""
         return None
 
-    class CopyView(anywidget.AnyWidget):
-        _esm = _COPY_ESM
-        query = traitlets.Unicode("").tag(sync=True)
-        snippet = traitlets.Unicode("").tag(sync=True)
 
-    return CopyView()
+_SCROLL_ESM = """
+export default {
+  render({ model, el }) {
+    el.className += " dpx-scroll-anchor";
+    const go = () => { if (model.get("token") > 0) el.scrollIntoView({ block: "center", behavior: "smooth" }); };
+    model.on("change:token", go);
+    return () => model.off("change:token", go);
+  },
+};
+"""
+
+
+class ScrollAnchor(anywidget.AnyWidget):
+    """An empty element that scrolls itself into view each time the kernel raises ``token``."""
+
+    _esm = _SCROLL_ESM
+    token = traitlets.Int(0).tag(sync=True)
+
+    def set_state(self, sync_data: Mapping[str, Any]) -> None:
+        """Refuse every client update."""
+        return None
+
+
+def _data_link(css: str, name: str, mime: str, text: str, what: str) -> str:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return (f"<a class='{css}' download='{html.escape(name)}' href='data:{mime};base64,{data}' "
+            f"style='color:#0072B2;text-decoration:underline'>{html.escape(what)}</a>")
+
+
+def _values_text(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in values.items())
 
 
 # -- the widget ----------------------------------------------------------------------------
 class TeachingBox(widgets.VBox):
-    """Presets, predict-then-reveal questions and export for one dashboard (see the module docstring).
+    """Presets, predict-then-reveal questions, lesson sequences and export for one dashboard (see the
+    module docstring).
 
     Built by :class:`~dpexplore.ui.dashboard.Dashboard` before its controls: :meth:`initial_values` gives
-    the values a ``?preset=`` or ``?mode=predict`` sets before the first draw.
+    the values a ``?preset=``, ``?lesson=`` or ``?mode=predict`` sets before the first draw.
     """
 
     def __init__(self, dashboard, options: Mapping[str, str], *, lessons_path: str | os.PathLike | None = None):
@@ -479,6 +216,10 @@ class TeachingBox(widgets.VBox):
             self.problems.append(f"URL parameter mode={html.escape(str(mode)[:40])!s} ignored: must be "
                                  "'predict' or 'explore'")
         self.predict_mode = mode == "predict"
+        present = options.get("present")
+        if present is not None and present.strip().lower() not in (*_TRUE, "0", "false", "no", "off"):
+            self.problems.append(f"URL parameter present={html.escape(present[:40])} ignored: must be 1 or 0")
+        self.present = present is not None and present.strip().lower() in _TRUE
         try:
             data = load_lessons(lessons_path)
         except LessonError as exc:
@@ -490,9 +231,10 @@ class TeachingBox(widgets.VBox):
             self.problems.append(f"lessons file could not be read ({type(exc).__name__})")
         lessons, errors = validate_lessons(data, {self.cls_name: type(dashboard)})
         self.problems += errors
-        mine = lessons.get(self.cls_name, {"presets": {}, "questions": []})
+        mine = lessons.get(self.cls_name, {"presets": {}, "questions": [], "sequences": {}})
         self.presets: dict[str, dict] = mine["presets"]
         self.questions: list[dict] = mine["questions"]
+        self.sequences: dict[str, dict] = mine.get("sequences", {})
         if self.predict_mode and not self.questions:
             self.problems.append("URL parameter mode=predict ignored: the lessons file has no questions for "
                                  f"{self.cls_name}")
@@ -505,7 +247,20 @@ class TeachingBox(widgets.VBox):
             else:
                 self.problems.append(f"URL parameter preset={html.escape(wanted[:40])} ignored: not a preset of this "
                                      f"dashboard (known: {', '.join(self.presets) or 'none'})")
+        self.lesson: str | None = None
+        self.step = 0
+        wanted = options.get("lesson")
+        if wanted is not None:
+            if wanted in self.sequences:
+                self.lesson = wanted
+                self.step = self._parse_step(options.get("step"))
+                self.preset = self.sequences[wanted]["steps"][self.step]["preset"]
+            else:
+                self.problems.append(f"URL parameter lesson={html.escape(wanted[:40])} ignored: not a lesson sequence "
+                                     f"of this dashboard (known: {', '.join(self.sequences) or 'none'})")
         self._csv: dict[str, widgets.HTML] = {}
+        self._verdicts: dict[str, widgets.HTML] = {}
+        self._anchors: dict[str, ScrollAnchor] = {}
         self._drawn: dict[str, tuple[dict, dict, Any]] = {}  # panel -> (params, results, figure) of its last draw
         self._reveal: dict[str, Any] | None = None
         self._draws = 0  # panel draws so far; a reveal waits for a draw of its panels after the commit
@@ -513,12 +268,23 @@ class TeachingBox(widgets.VBox):
         self._qindex = 0
         self._build()
 
+    def _parse_step(self, text: str | None) -> int:
+        steps = self.sequences[self.lesson]["steps"]
+        if text is None:
+            return 0
+        if text.isdigit() and 1 <= int(text) <= len(steps):
+            return int(text) - 1
+        self.problems.append(f"URL parameter step={html.escape(text[:20])} ignored: must be an integer in "
+                             f"[1, {len(steps)}]")
+        return 0
+
     # -- values before the first draw -------------------------------------------------------
     def initial_values(self) -> dict[str, Any]:
-        """Control values set by ``?preset=`` and, in predict mode, by the first question's ``settings``."""
+        """Control values set by ``?preset=`` / ``?lesson=`` and, in predict mode, by the first question's
+        ``settings``. A preset is absolute: it gives every control (its value, or the default)."""
         out: dict[str, Any] = {}
         if self.preset is not None:
-            out.update(self.presets[self.preset]["values"])
+            out.update(absolute_values(self.dashboard.controls, self.presets[self.preset]["values"]))
         if self.predict_mode and self.questions:
             out.update(self.questions[0]["settings"])
         return out
@@ -529,9 +295,9 @@ class TeachingBox(widgets.VBox):
         self.problem_box = widgets.HTML(self._problems_html())
         rows.append(self.problem_box)
         self.preset_select = widgets.Dropdown(
-            options=[("— choose a lesson —", "")] + [(p["title"], n) for n, p in self.presets.items()],
-            value=self.preset or "", description="Lesson preset", style={"description_width": "initial"},
-            layout=widgets.Layout(width="30em"))
+            options=[("— lesson preset —", "")] + [(p["title"], n) for n, p in self.presets.items()],
+            value=self.preset or "", description="", tooltip="Lesson preset: sets every control at once",
+            layout=widgets.Layout(width="17em"))
         self.preset_select.add_class("dpx-preset")
         self.preset_note = widgets.HTML(self._preset_note_html())
         self.preset_select.observe(self._on_preset, names="value")
@@ -539,12 +305,42 @@ class TeachingBox(widgets.VBox):
                                                    tooltip="Questions: commit to an answer, then watch the plot")
         self.predict_button.add_class("dpx-predict-toggle")
         self.predict_button.observe(self._on_toggle, names="value")
-        self.copy = _copy_widget()
+        self.present_button = widgets.ToggleButton(
+            value=self.present, description="Present", icon="desktop",
+            tooltip="For a projector: large plot text; hides the guide, long captions, the audit and secondary "
+                    "controls (?present=1)")
+        self.present_button.add_class("dpx-present-toggle")
+        self.present_button.observe(lambda ch: self._guard(lambda: self.dashboard.set_presentation(ch["new"])),
+                                    names="value")
+        self.lesson_select = widgets.Dropdown(
+            options=[("— lesson sequence —", "")] + [(q["title"], n) for n, q in self.sequences.items()],
+            value=self.lesson or "", description="", layout=widgets.Layout(width="15em"))
+        self.lesson_select.add_class("dpx-lesson-select")
+        self.lesson_select.observe(lambda ch: self._guard(lambda: self.start_lesson(ch["new"] or None)), names="value")
+        self.copy = CopyView()
         bar = [w for w in (self.preset_select if self.presets else None,
-                           self.predict_button if self.questions else None, self.copy) if w is not None]
+                           self.lesson_select if self.sequences else None,
+                           self.predict_button if self.questions else None, self.present_button, self.copy)
+               if w is not None]
         rows.append(widgets.HBox(bar, layout=widgets.Layout(flex_flow="row wrap", align_items="center",
                                                             grid_gap="4px 12px")))
         rows.append(self.preset_note)
+        # a lesson sequence, step by step
+        self.step_text = widgets.HTML()
+        self.step_prev = widgets.Button(description="◀ Previous step")
+        self.step_prev.add_class("dpx-step-prev")
+        self.step_next = widgets.Button(description="Next step ▶", button_style="info")
+        self.step_next.add_class("dpx-step-next")
+        self.step_prev.on_click(lambda _: self._guard(lambda: self.go_step(self.step - 1)))
+        self.step_next.on_click(lambda _: self._guard(lambda: self.go_step(self.step + 1)))
+        self.worksheets = widgets.HTML()
+        self.worksheets.add_class("dpx-worksheets")
+        self.sequence_box = widgets.VBox(
+            [self.step_text, widgets.HBox([self.step_prev, self.step_next]), self.worksheets],
+            layout=widgets.Layout(border="1px solid #a9dfbf", padding="4px 10px",
+                                  display="flex" if self.lesson else "none"))
+        self.sequence_box.add_class("dpx-sequence")
+        rows.append(self.sequence_box)
         # predict, then reveal
         self.q_text = widgets.HTML()
         self.q_choices = widgets.RadioButtons(options=[], value=None, layout=widgets.Layout(width="auto"))
@@ -567,6 +363,8 @@ class TeachingBox(widgets.VBox):
         rows.append(self.predict_box)
         if self.questions:
             self._show_question(0)
+        if self.lesson:
+            self._show_step()
         self.children = rows
 
     def _guard(self, fn) -> None:
@@ -588,30 +386,91 @@ class TeachingBox(widgets.VBox):
         if self.preset is None:
             return ""
         p = self.presets[self.preset]
-        vals = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in p["values"].items())
         return (f"<div class='dpx-preset-note' style='{_NOTE_STYLE}'><b>{html.escape(p['title'])}.</b> "
-                f"{html.escape(p['note'])} <span style='color:#555'>(sets {html.escape(vals)})</span></div>")
+                f"{html.escape(p['note'])} <span style='color:#555'>(sets {html.escape(_values_text(p['values']))}; "
+                "every other control at its default)</span></div>")
 
     # -- presets -------------------------------------------------------------------------------
+    def preset_values(self, name: str) -> dict[str, Any]:
+        """Every control's value under preset ``name``: the preset's, or the control's default."""
+        return absolute_values(self.dashboard.controls, self.presets[name]["values"])
+
     def apply_preset(self, name: str) -> None:
-        """Set the preset's controls at once (one redraw) and show its note."""
+        """Set every control at once (one redraw): the preset's values, the defaults elsewhere; show its note."""
         self.preset = name or None
         self.preset_note.value = self._preset_note_html()
+        if self.preset_select.value != (name or ""):
+            self.preset_select.value = name or ""  # (its observer lands here again and changes nothing)
+            return
         if self.preset is not None:
-            self.dashboard.set_params(**self.presets[name]["values"])
+            self.dashboard.set_params(**self.preset_values(name))
 
     def _on_preset(self, change) -> None:
         self._guard(lambda: self.apply_preset(change["new"]))
 
+    # -- lesson sequences ------------------------------------------------------------------------
+    def start_lesson(self, name: str | None) -> None:
+        """Open lesson sequence ``name`` at its first step (None closes it)."""
+        self.lesson = name if name in self.sequences else None
+        if self.lesson_select.value != (self.lesson or ""):
+            self.lesson_select.value = self.lesson or ""
+        self.sequence_box.layout.display = "flex" if self.lesson else "none"
+        if self.lesson is not None:
+            self.go_step(0)
+        else:
+            self.dashboard.refresh_url()
+
+    def go_step(self, i: int) -> None:
+        """Show step ``i`` of the open sequence (clipped to its steps) and apply its preset."""
+        if self.lesson is None:
+            return
+        steps = self.sequences[self.lesson]["steps"]
+        self.step = min(max(int(i), 0), len(steps) - 1)
+        self._show_step()
+        self.apply_preset(steps[self.step]["preset"])
+        self.dashboard.refresh_url()
+
+    def _show_step(self) -> None:
+        seq = self.sequences[self.lesson]
+        steps = seq["steps"]
+        st = steps[self.step]
+        pre = self.presets[st["preset"]]
+        e = html.escape
+        self.step_text.value = (
+            f"<div class='dpx-step'><b>{e(seq['title'])}</b> — step {self.step + 1} of {len(steps)} "
+            f"<span style='color:#555'>({st['minutes']:g} min; preset: {e(pre['title'])})</span>"
+            f"<div class='dpx-step-say'><i>Say:</i> {e(st['say'])}</div>"
+            f"<div class='dpx-step-ask'><b>Ask the room:</b> {e(st['ask'])}</div>"
+            f"<details class='dpx-step-answer'><summary style='cursor:pointer'>Answer (instructor)</summary>"
+            f"{e(st['answer'])}</details></div>")
+        self.step_prev.disabled = self.step == 0
+        self.step_next.disabled = self.step == len(steps) - 1
+        title = self.dashboard.title
+        kw = {"dashboard_title": title}
+        links = [
+            _data_link("dpx-worksheet", f"{self.lesson}_worksheet.html", "text/html",
+                       worksheet_html(seq, self.presets, **kw), "student worksheet (HTML)"),
+            _data_link("dpx-worksheet", f"{self.lesson}_worksheet.md", "text/markdown",
+                       worksheet_markdown(seq, self.presets, **kw), "(Markdown)"),
+            _data_link("dpx-worksheet-answers", f"{self.lesson}_answers.html", "text/html",
+                       worksheet_html(seq, self.presets, answers=True, **kw), "instructor's copy with answers (HTML)"),
+            _data_link("dpx-worksheet-answers", f"{self.lesson}_answers.md", "text/markdown",
+                       worksheet_markdown(seq, self.presets, answers=True, **kw), "(Markdown)"),
+        ]
+        self.worksheets.value = ("<div style='font-size:0.85em;margin:2px 0'>⬇ Print: " + " ".join(links[:2])
+                                 + " · " + " ".join(links[2:]) + "</div>")
+
     # -- predict, then reveal ------------------------------------------------------------------
     def _on_toggle(self, change) -> None:
         self.predict_box.layout.display = "flex" if change["new"] else "none"
+        self.predict_mode = bool(change["new"])
+        self.dashboard.refresh_url()
 
     def _show_question(self, i: int) -> None:
         self._qindex = i % len(self.questions)
         self._reveal = None
         q = self.questions[self._qindex]
-        settings = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in q["settings"].items())
+        settings = _values_text(q["settings"])
         self.q_text.value = (
             f"<div class='dpx-question'><b>Question {self._qindex + 1} of {len(self.questions)}.</b> "
             f"{html.escape(q['question'])}"
@@ -623,6 +482,8 @@ class TeachingBox(widgets.VBox):
         self.q_choices.disabled = False
         self.q_commit.disabled = True
         self.q_result.value = ""
+        for w in self._verdicts.values():
+            w.value = ""
 
     def start_question(self, i: int) -> None:
         """Show question ``i`` and set its starting point (``settings``)."""
@@ -631,8 +492,11 @@ class TeachingBox(widgets.VBox):
         if q["settings"] and any(self.dashboard.params().get(k) != v for k, v in q["settings"].items()):
             self.dashboard.set_params(**q["settings"])
 
+    def _verdict_panel(self, q: Mapping[str, Any]) -> str:
+        return q["check"][0]["panel"]
+
     def commit(self, choice: str | None = None) -> None:
-        """Record the student's answer, apply the question's change (one redraw) and reveal."""
+        """Record the student's answer, apply the question's change (one redraw) and reveal beside the panel."""
         q = self.questions[self._qindex]
         if choice is not None:
             self.q_choices.value = choice
@@ -642,15 +506,28 @@ class TeachingBox(widgets.VBox):
         self.q_choices.disabled = True
         self.q_commit.disabled = True
         before = {self._check_key(c): self._measure(c, q["settings"]) for c in q["check"]}
-        self._reveal = {"question": q, "choice": choice, "before": before, "after": {}}
+        self._reveal = {"question": q, "choice": choice, "before": before, "after": {}, "scrolled": False}
         right = choice == q["answer"]
         verdict = ("<b style='color:#1e8449'>Right.</b>" if right else
                    f"<b style='color:#a04000'>Not quite</b> — the answer is <b>{html.escape(q['answer'])}</b>.")
         self._reveal["head"] = (f"You predicted <b>{html.escape(choice)}</b>. {verdict} "
                                 f"{html.escape(q['explanation'])}")
         self._reveal["generation"] = self._draws
-        self.q_result.value = self._reveal_html()
+        panel = self._verdict_panel(q)
+        title = next((p.title for p in self.dashboard.panels if p.name == panel), panel)
+        self.q_result.value = (f"<div style='font-size:0.9em;color:#1b2631'>Answer recorded: the result appears "
+                               f"under <b>{html.escape(title)}</b>.</div>")
+        self._update_verdict()
         self.dashboard.set_params(**{**q["settings"], **q["change"]})
+
+    def _update_verdict(self) -> None:
+        r = self._reveal
+        panel = self._verdict_panel(r["question"])
+        w = self.verdict_widget(panel)
+        w.value = self._reveal_html()
+        if "dpx-reveal'" in w.value and not r["scrolled"]:  # the verdict is complete: bring it into view
+            r["scrolled"] = True
+            self._anchors[panel].token += 1
 
     @staticmethod
     def _check_key(c: Mapping[str, Any]) -> str:
@@ -696,17 +573,38 @@ class TeachingBox(widgets.VBox):
                     + (f" (seed {seed})" if seed is not None else "") + ": " + "; ".join(lines) + "</div>")
         return f"<div class='dpx-reveal' style='{_NOTE_STYLE}'>{r['head']}{measured}</div>"
 
+    @property
+    def verdict_html(self) -> str:
+        """The verdict of the current question as shown beside its panel ("" before a commit)."""
+        if self._reveal is None:
+            return ""
+        return self.verdict_widget(self._verdict_panel(self._reveal["question"])).value
+
     # -- hooks called by the dashboard ---------------------------------------------------------
     def csv_widget(self, panel_name: str) -> widgets.HTML:
-        """The HTML widget under a panel that holds its CSV download links."""
+        """The HTML widget under a panel that holds its download links."""
         w = self._csv.get(panel_name)
         if w is None:
             w = self._csv[panel_name] = widgets.HTML()
             w.add_class(f"dpx-csv-{panel_name}")
         return w
 
+    def verdict_widget(self, panel_name: str) -> widgets.HTML:
+        """The HTML widget under a panel where a question about it shows its verdict."""
+        w = self._verdicts.get(panel_name)
+        if w is None:
+            w = self._verdicts[panel_name] = widgets.HTML()
+            w.add_class(f"dpx-verdict-{panel_name}")
+            self._anchors[panel_name] = ScrollAnchor()
+        return w
+
+    def panel_widgets(self, panel_name: str) -> tuple[widgets.Widget, ...]:
+        """What the dashboard puts under a panel's plot: the verdict (and its scroll anchor), the downloads."""
+        verdict = self.verdict_widget(panel_name)
+        return (self._anchors[panel_name], verdict, self.csv_widget(panel_name))
+
     def panel_drawn(self, name: str, params: Mapping[str, Any]) -> None:
-        """Called after a panel is drawn: update its CSV links and a pending reveal (cheap: no computation)."""
+        """Called after a panel is drawn: update its download links and a pending reveal (cheap: no computation)."""
         d = self.dashboard
         results = dict(d.results.get(name, {}))
         self._drawn[name] = (dict(params), results, d.figures.get(name))
@@ -719,17 +617,32 @@ class TeachingBox(widgets.VBox):
             if w.value != value:
                 w.value = value
         if self._reveal is not None and any(c["panel"] == name for c in self._reveal["question"]["check"]):
-            self.q_result.value = self._reveal_html()
+            self._update_verdict()
+
+    def page_query(self, params: Mapping[str, Any]) -> str:
+        """The URL query of the current view: every setting, and the page options in force (preset while the
+        settings are the preset's, lesson and step, predict mode, presentation mode)."""
+        d = self.dashboard
+        opts: list[tuple[str, Any]] = []
+        if self.lesson is not None:
+            opts += [("lesson", self.lesson), ("step", self.step + 1)]
+        elif self.preset is not None and all(params.get(k) == v for k, v in self.preset_values(self.preset).items()):
+            opts.append(("preset", self.preset))
+        if self.predict_mode:
+            opts.append(("mode", "predict"))
+        if d.presenting:
+            opts.append(("present", 1))
+        base = view_query(d, params)
+        return "&".join(x for x in (urlencode(opts), base) if x)
 
     def view_changed(self, params: Mapping[str, Any]) -> None:
-        """Called after a redraw: the copy button gets the view's query and its "reproduce in code" snippet."""
-        if self.copy is not None:
-            import dpexplore
+        """Called after a redraw: the copy button (and the address bar) get the view's query and its snippet."""
+        import dpexplore
 
-            d = self.dashboard
-            self.copy.query = view_query(d, params)
-            self.copy.snippet = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
-                                 + d.experiment_code() + d.reproduce(params))
+        d = self.dashboard
+        self.copy.query = self.page_query(params)
+        self.copy.snippet = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
+                             + d.experiment_code() + d.reproduce(params))
 
 
 def measure_question(dashboard, question: Mapping[str, Any], *,
@@ -740,20 +653,126 @@ def measure_question(dashboard, question: Mapping[str, Any], *,
     with ``change`` applied; returns ``(check, before, after)`` per check. The tests assert that
     :func:`direction` of each pair is the check's ``expect``.
     """
+    views = question_views(dashboard, question, seed=seed)
+    out = []
+    for c in question["check"]:
+        vals = [check_value(c, *views[(c["panel"], after)]) for after in (False, True)]
+        out.append((dict(c), vals[0], vals[1]))
+    return out
+
+
+#: a predict question's checked change must move its plotted curve by at least this fraction of the axis span
+VISIBLE_FRACTION = 0.05
+
+
+def _plotted_trace(check: Mapping[str, Any], results: Mapping[str, Any] | None, figure: Any):
+    """The drawn trace a check measures: by name for ``trace`` checks; for ``series`` checks the trace whose
+    y values are the series' mean over trials (what the panel draws for it)."""
+    import numpy as np
+
+    data = [t for t in (figure.data if figure is not None else ()) if getattr(t, "y", None) is not None
+            and t.fill != "toself"]
+    if "trace" in check:
+        return next((t for t in data if check["trace"] in (t.name or "")), None)
+    res = (results or {}).get(check.get("label", ""))
+    if res is None or check["series"] not in getattr(res, "series", ()):
+        return None
+    with np.errstate(all="ignore"):
+        mean = np.nanmean(np.asarray(res.values, dtype=float)[list(res.series).index(check["series"])], axis=-1)
+    for t in data:
+        try:
+            y = np.asarray(t.y, dtype=float).ravel()
+        except (TypeError, ValueError):
+            continue
+        want = np.full(y.shape, mean[0]) if mean.size == 1 else mean  # one grid point: drawn as a level line
+        if y.shape != want.shape:
+            continue
+        both = np.isfinite(y) & np.isfinite(want)  # a log axis drops zeros: compare what is drawn
+        if both.any() and np.allclose(y[both], want[both], rtol=1e-9, atol=0):
+            return t
+    return None
+
+
+def _axis(figure: Any, trace: Any):
+    ref = getattr(trace, "yaxis", None) or "y"
+    name = "yaxis" + ref[1:]
+    return figure.layout[name] if name in figure.layout else figure.layout.yaxis, ref
+
+
+def plotted_change(check: Mapping[str, Any], before: tuple[Mapping[str, Any], Any],
+                   after: tuple[Mapping[str, Any], Any]) -> float:
+    """How far a check's curve moves on the page, as a fraction of its y axis's span, in plotted coordinates.
+
+    ``before`` and ``after`` are ``(results, figure)`` of the panel. The curve is the trace the check measures
+    (:func:`_plotted_trace`); y values are taken in the axis's own coordinates (log10 on a log axis); the
+    move is the mean absolute difference over the points both draws have (the value at ``at`` if the check
+    names one), and the span is the after-figure's y range (its set ``range``, else the extent of every
+    finite y value drawn on that axis, which is what plotly's autorange shows); on a log axis a value ≤ 0
+    counts as the bottom of the axis (the curve leaves the plot there). Raises ValueError if the curve is
+    not drawn.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> def fig(y):
+    ...     return go.Figure([go.Scatter(x=[1, 2], y=y, name="a"), go.Scatter(x=[1, 2], y=[0, 10], name="b")])
+    >>> round(plotted_change({"panel": "p", "trace": "a"}, ({}, fig([1, 2])), ({}, fig([2, 3]))), 3)
+    0.1
+    """
+    import numpy as np
+
+    t_b, t_a = _plotted_trace(check, *before), _plotted_trace(check, *after)
+    if t_b is None or t_a is None:
+        raise ValueError(f"panel {check['panel']!r}: the checked curve is not drawn")
+    axis, ref = _axis(after[1], t_a)
+    log = axis.type == "log"
+
+    def coords(values, floor=np.nan):
+        y = np.asarray(values, dtype=float)
+        if not log:
+            return y
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(y > 0, np.log10(np.where(y > 0, y, 1.0)), np.where(np.isnan(y), np.nan, floor))
+
+    if axis.range is not None and all(v is not None for v in axis.range):
+        lo, hi = (float(v) for v in axis.range)
+    else:
+        ys = [coords(t.y) for t in after[1].data if getattr(t, "y", None) is not None
+              and (getattr(t, "yaxis", None) or "y") == ref and t.visible is not False]
+        flat = np.concatenate([y.ravel() for y in ys if y.dtype.kind == "f"]) if ys else np.array([])
+        flat = flat[np.isfinite(flat)]
+        lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 1.0)
+    span = abs(hi - lo) or 1.0
+    # on a log axis a value <= 0 is not drawn: the curve leaves through the bottom of the axis
+    yb, ya = coords(t_b.y, min(lo, hi)), coords(t_a.y, min(lo, hi))
+    if "at" in check:
+        def at(t, y):
+            x = np.asarray(t.x, dtype=float)
+            return y[[int(np.nanargmin(np.abs(x - float(check["at"]))))]]
+        yb, ya = at(t_b, yb), at(t_a, ya)
+    m = min(yb.size, ya.size)
+    moved = np.abs(ya[:m] - yb[:m])
+    moved = moved[np.isfinite(moved)]
+    if not moved.size:
+        raise ValueError(f"panel {check['panel']!r}: the checked curve has no finite value")
+    return float(np.mean(moved) / span)
+
+
+def question_views(dashboard, question: Mapping[str, Any], *, seed: int | None = None):
+    """``{(panel, after): (results, figure)}`` for the panels a question's checks use, before and after its
+    change, at the question's ``settings`` (and ``seed`` if given); figures finalized as the page shows them."""
+    from .figures import finalize_figure
+
     base = {**dashboard.params(), **question["settings"]}
     if seed is not None and "seed" in base:
         base["seed"] = seed
-    out = []
-    cache: dict[tuple[str, bool], tuple[dict, Any]] = {}
+    views: dict[tuple[str, bool], tuple[dict, Any]] = {}
     for c in question["check"]:
-        vals = []
         for after in (False, True):
             key = (c["panel"], after)
-            if key not in cache:
+            if key not in views:
                 params = {**base, **question["change"]} if after else base
                 dashboard.results.pop(c["panel"], None)
-                fig = dashboard.figure(c["panel"], params)
-                cache[key] = (dict(dashboard.results.get(c["panel"], {})), fig)
-            vals.append(check_value(c, *cache[key]))
-        out.append((dict(c), vals[0], vals[1]))
-    return out
+                fig = finalize_figure(dashboard.figure(c["panel"], params))
+                views[key] = (dict(dashboard.results.get(c["panel"], {})), fig)
+    return views

@@ -180,8 +180,10 @@ def launch_browser(playwright):
 
 
 def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 300.0, settle_ms: int = 1500,
-               screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None) -> PageResult:
-    """Open ``url``, wait for the dashboard to settle, optionally move a slider; collect failures.
+               screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None,
+               viewport: tuple[int, int] = (1280, 900)) -> PageResult:
+    """Open ``url`` in a ``viewport`` (width, height), wait for the dashboard to settle, optionally move a
+    slider; collect failures.
 
     ``pre_actions(page, result)`` runs once the page settled, before the slider moves;
     ``actions(page, result)`` runs after it (for tests that type or click).
@@ -189,7 +191,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
     from playwright.sync_api import TimeoutError as PWTimeout
 
     res = PageResult()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     kernel_errors: list[str] = []
     js_errors: list[str] = []
 
@@ -268,7 +270,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         if screenshot:
             # Voila's template scrolls inside the page: grow the viewport to capture everything
             height = page.evaluate("() => document.documentElement.scrollHeight + 2000")
-            page.set_viewport_size({"width": 1280, "height": min(int(height), 12000)})
+            page.set_viewport_size({"width": viewport[0], "height": min(int(height), 12000)})
             page.wait_for_timeout(500)
             page.screenshot(path=screenshot, full_page=True)
             res.screenshot = screenshot

@@ -22,9 +22,12 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     require_browser()
-    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=["--VoilaConfiguration.show_tracebacks=True"]) as srv:
+    # the class poll's database in a fresh folder: never a file another checkout (another schema) left behind
+    env = {**os.environ, "DPEXPLORE_POLL_DIR": str(tmp_path_factory.mktemp("polls"))}
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, extra_args=["--VoilaConfiguration.show_tracebacks=True"],
+                     env=env) as srv:
         yield srv
 
 
@@ -33,7 +36,7 @@ def test_notebook_renders_and_responds(path, server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     is_dashboard = path.name not in NOT_PLOTTED
     res = check_page(browser, f"{server.url}/voila/render/{path.name}", move_slider=is_dashboard,
-                     min_plots=1 if is_dashboard else 0, screenshot=str(SHOTS / f"{path.stem}.png"))
+                     min_plots=1 if is_dashboard else 0, screenshot=str(SHOTS / f"{path.stem}-1280x900.png"))
     print(f"{path.name}: {res.timings}")
     assert not res.failures, (res.failures, server.log()[-3000:])
     assert "not cryptographically secure" in res.text
@@ -151,22 +154,77 @@ JS_FIRST_SCREEN = """() => {
 }"""
 
 
+#: plot checks for a projector (issue 25, item 8): the first plot and its legend on the first screen, plot text
+#: of at least `min_px`, axis titles and legend inside the figure (not cut), no raw underscores
+JS_PLOT_READABLE = """([minPx, legend]) => {
+  const problems = [];
+  const plots = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(p => p.offsetParent !== null);
+  const first = plots[0];
+  if (first && legend) {
+    const r = first.getBoundingClientRect();
+    if (r.bottom > window.innerHeight + 1)
+      problems.push('first plot (with its legend) ends below the first screen: bottom ' + Math.round(r.bottom)
+                    + ' > ' + window.innerHeight);
+  }
+  for (const gd of plots) {
+    const box = gd.getBoundingClientRect();
+    const title = ((gd._fullLayout || {}).title || {}).text || '?';
+    for (const t of gd.querySelectorAll('svg text')) {
+      const txt = (t.textContent || '').trim();
+      if (!txt) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize);
+      if (px < minPx - 0.01) problems.push(px + ' px text "' + txt.slice(0, 40) + '" in ' + title.slice(0, 40));
+      if (/_/.test(txt)) problems.push('raw underscore in plot text "' + txt.slice(0, 60) + '"');
+    }
+    for (const t of gd.querySelectorAll('.g-xtitle text, .g-ytitle text, .legend text')) {
+      const b = t.getBoundingClientRect();
+      if (!b.width) continue;
+      if (b.left < box.left - 2 || b.right > box.right + 2 || b.top < box.top - 2 || b.bottom > box.bottom + 2)
+        problems.push('cut label "' + (t.textContent || '').slice(0, 50) + '" in ' + title.slice(0, 40));
+    }
+  }
+  return problems;
+}"""
+
+VIEWPORTS = [(1280, 900), (1024, 768)]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
 @pytest.mark.parametrize("path", DASHBOARDS, ids=[p.stem for p in DASHBOARDS])
-def test_a_students_first_screen(path, server, browser):
-    """At 1280×900, as a student opens it: the first slider and the first plot on the first screen,
-    every slider with a usable track (≥ 150 px), no raw TeX braces, every legend entry has a curve,
-    and dropdown texts are not cut."""
+def test_a_students_first_screen(path, viewport, server, browser):
+    """As a student opens it, at 1280×900 and 1024×768: the first slider and the first plot on the first screen
+    (with its legend at 1280×900), every slider with a usable track (≥ 150 px), no raw TeX braces, every legend
+    entry has a curve, dropdown texts not cut; plot text ≥ 12 px, no cut axis titles or legends, no raw underscores.
+    Screenshots of the first screen and of the whole page go to $DPEXPLORE_SCREENSHOTS."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
     found = {}
+    size = f"{viewport[0]}x{viewport[1]}"
 
     def look(page, res):
         page.evaluate("() => { const r = document.getElementById('rendered_cells'); if (r) r.scrollTop = 0; "
                       "window.scrollTo(0, 0); }")
+        page.wait_for_timeout(3000)  # the first plot fits itself to the screen once the widgets above settle
         found.update(page.evaluate(JS_FIRST_SCREEN))
-        page.screenshot(path=str(SHOTS / f"{path.stem}-first-screen.png"))
+        # the legend on the first screen: at 1280×900 in the normal page; at 1024×768 in presentation mode
+        # (tests/browser/test_teaching.py), where the lead, intro and captions make room for it
+        # (the class poll's page is being rebuilt for students, issue 25 items 1-2: its legend is not checked here)
+        legend = viewport == (1280, 900) and "poll" not in path.stem
+        found["problems"] += page.evaluate(JS_PLOT_READABLE, [12, legend])
+        page.screenshot(path=str(SHOTS / f"{path.stem}-first-screen-{size}.png"))
 
-    res = check_page(browser, f"{server.url}/voila/render/{path.name}", min_plots=1, pre_actions=look)
+    res = check_page(browser, f"{server.url}/voila/render/{path.name}", min_plots=1, pre_actions=look,
+                     viewport=viewport, screenshot=str(SHOTS / f"{path.stem}-{size}.png"))
     assert not res.failures, res.failures
     assert not found["problems"], found["problems"]
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p not in DASHBOARDS], ids=lambda p: p.stem)
+def test_pages_without_a_dashboard_at_1024x768(path, server, browser):
+    """The other pages (the gallery) at the smaller projector size: no errors, and a screenshot."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    res = check_page(browser, f"{server.url}/voila/render/{path.name}", viewport=(1024, 768),
+                     screenshot=str(SHOTS / f"{path.stem}-1024x768.png"))
+    assert not res.failures, res.failures
 
 
 def test_a_bad_pasted_matrix_is_said_once(server, browser):

@@ -48,6 +48,12 @@ def test_predict_mode_asks_then_reveals(server, browser):
         assert "favour states close to the true one" in text, text  # the one-line explanation
         assert "✓ as stated" in text, text
         assert float(page.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 6
+        # the verdict is under the panel asked about (panel 2, "tail"), scrolled into view
+        assert page.locator(".dpx-verdict-tail .dpx-reveal").count() == 1
+        page.wait_for_timeout(1500)  # smooth scrolling
+        r = page.evaluate("() => { const b = document.querySelector('.dpx-reveal').getBoundingClientRect(); "
+                          "return [b.top, b.bottom, window.innerHeight]; }")
+        assert 0 <= r[0] and r[1] <= r[2], r
 
     res = check_page(browser, f"{server.url}/voila/render/{NB}?mode=predict", min_plots=1, pre_actions=drive,
                      screenshot=str(SHOTS / "teaching-predict.png"))
@@ -119,3 +125,80 @@ def test_a_bad_lessons_file_gives_one_clear_message_and_the_dashboard_works(brow
         res = check_page(browser, f"{srv.url}/voila/render/04_shuffle_asymptotics.ipynb?preset=x", min_plots=1,
                          move_slider=True, pre_actions=check)
         assert not res.failures, (res.failures, srv.log()[-3000:])
+
+
+# -- issue 25: presentation mode, absolute presets and the URL, lesson sequences, the verdict beside its panel --
+JS_PLOT_TEXT_MIN = """() => Math.min(...Array.from(document.querySelectorAll('.js-plotly-plot svg text'))
+  .filter(t => (t.textContent || '').trim() && t.getBoundingClientRect().width > 0)
+  .map(t => parseFloat(getComputedStyle(t).fontSize)))"""
+
+
+@pytest.mark.parametrize("nb", ["04_shuffle_asymptotics.ipynb", "05_quadratic_objective_perturbation.ipynb"])
+def test_presentation_mode_on_a_projector(nb, server, browser):
+    """?present=1 at 1024×768: the guide, long captions, the audit and the secondary controls are hidden, plot
+    text is at least 16 px, and the first plot with its legend is on the first screen; the toggle turns it off."""
+    from .test_dashboards import JS_PLOT_READABLE
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    found = {}
+
+    def check(page, res):
+        page.wait_for_timeout(3000)
+        hidden = page.evaluate("""() => ['.jp-MarkdownCell', '.dpx-audit', '.dpx-caption-long', '.dpx-snippet']
+            .map(s => Array.from(document.querySelectorAll(s)).every(e => e.offsetParent === null))""")
+        assert all(hidden), hidden
+        sliders = page.evaluate("() => Array.from(document.querySelectorAll('.widget-slider'))"
+                                ".filter(s => s.offsetParent !== null).length")
+        assert 1 <= sliders <= 4, sliders
+        found["present"] = page.evaluate(JS_PLOT_READABLE, [16, True])
+        page.screenshot(path=str(SHOTS / f"present-{nb[:2]}-1024x768.png"))
+        assert "present=1" in page.evaluate("() => window.location.search")
+        page.locator(".dpx-present-toggle").click()
+        page.wait_for_function("() => document.querySelector('.jp-MarkdownCell') && "
+                               "document.querySelector('.jp-MarkdownCell').offsetParent !== null", timeout=30_000)
+        page.wait_for_timeout(1500)
+        found["normal_min_px"] = page.evaluate(JS_PLOT_TEXT_MIN)
+        assert "present=1" not in page.evaluate("() => window.location.search")
+
+    res = check_page(browser, f"{server.url}/voila/render/{nb}?present=1", min_plots=1, pre_actions=check,
+                     viewport=(1024, 768))
+    assert not res.failures, (res.failures, server.log()[-3000:])
+    assert found["present"] == [], found["present"]
+    assert 12 <= found["normal_min_px"] < 16, found
+
+
+def test_a_preset_is_absolute_and_the_address_bar_follows_it(server, browser):
+    """Item 6: "A larger graph" after "Strong privacy" leaves ε at its default, and the URL names the new preset."""
+    def check(page, res):
+        sel = page.locator(".dpx-preset select")
+        sel.select_option(label="Strong privacy (ε = 0.3)")
+        page.wait_for_function("() => /preset=strong-privacy/.test(window.location.search)", timeout=120_000)
+        assert float(page.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 0.3
+        sel.select_option(label="A larger graph (n = 800)")
+        page.wait_for_function("() => /preset=big-graph/.test(window.location.search)", timeout=120_000)
+        assert float(page.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 1
+        assert "n=800" in page.evaluate("() => window.location.search")
+
+    res = check_page(browser, f"{server.url}/voila/render/01_spectral_clustering.ipynb", min_plots=1,
+                     pre_actions=check)
+    assert not res.failures, (res.failures, server.log()[-3000:])
+
+
+def test_a_lesson_sequence_steps_and_prints_its_worksheets(server, browser):
+    def check(page, res):
+        box = page.locator(".dpx-sequence")
+        assert box.is_visible() and "step 1 of 2" in box.inner_text()
+        assert page.locator(".dpx-ctl-n .widget-readout").inner_text().replace(",", "") == "100"
+        page.locator(".dpx-step-next").click()
+        page.wait_for_function("() => /step=2/.test(window.location.search)", timeout=120_000)
+        assert "step 2 of 2" in box.inner_text()
+        assert page.locator(".dpx-ctl-n .widget-readout").inner_text().replace(",", "") == "100000"
+        href = page.locator("a.dpx-worksheet").first.get_attribute("href")
+        sheet = base64.b64decode(href.split(",", 1)[1]).decode("utf-8")
+        assert "Is the Gaussian (GDP) approximation close" in sheet and "Far below" not in sheet
+        href = page.locator("a.dpx-worksheet-answers").first.get_attribute("href")
+        assert "Far below" in base64.b64decode(href.split(",", 1)[1]).decode("utf-8")
+
+    res = check_page(browser, f"{server.url}/voila/render/04_shuffle_asymptotics.ipynb?lesson=shuffle-crowds",
+                     min_plots=1, pre_actions=check, screenshot=str(SHOTS / "teaching-sequence.png"))
+    assert not res.failures, (res.failures, server.log()[-3000:])

@@ -38,7 +38,7 @@ def test_first_slider_changes_the_risk_curves(board):
 def test_reproduce_snippet_gives_the_plotted_numbers(board):
     ns = {}
     exec(board.experiment_code().replace("print(", "len("), ns)
-    plotted = ys(board.figures["risk"], "QOP, private (qop_inexact) (measured")[0]
+    plotted = ys(board.figures["risk"], "QOP, private (inexact anchor) (measured")[0]
     assert np.array_equal(ns["r_risk"].curve("QOP")[0], plotted)
     reference = ys(board.figures["risk"], "QOP θ̂ before output noise — NOT private for η > 0 (measured")[0]
     assert np.array_equal(ns["r_risk"].curve("QOP θ̂ (no output noise)")[0], reference)
@@ -51,13 +51,13 @@ def test_risk_panels_plot_the_inexact_anchor_qop_and_say_so(board):
     """η > 0: QOP's curves come from qop_inexact (output noise for η); θ̂ before the noise is labelled not private."""
     assert board.params()["eta"] > 0
     names = [t.name or "" for t in board.figures["risk"].data]
-    assert any(n.startswith("QOP, private (qop_inexact)") for n in names)
+    assert any(n.startswith("QOP, private (inexact anchor)") for n in names)
     assert any("NOT private" in n for n in names)
     assert not any(n.startswith("QOP (measured") for n in names)
     cap = next(p.caption for p in board.panels if p.name == "risk")
     assert "qop_inexact" in cap and "not</b> (ε, δ)-DP" in cap
     adv = [t.name or "" for t in board.figures["advantage"].data]
-    assert any(n.startswith("QOP, private (qop_inexact)") for n in adv) and any("NOT private" in n for n in adv)
+    assert any(n.startswith("QOP, private (inexact anchor)") for n in adv) and any("NOT private" in n for n in adv)
     # the private release pays for η: its risk is at least the noiseless solver output's at every κ
     c = board._sweep(board.params())
     assert c.info["output_sigma"] > 0 and np.all(c.mean["QOP"] >= c.mean["QOP θ̂ (no output noise)"])

@@ -60,7 +60,7 @@ def test_krr_small_and_large_n_and_pi():
     assert "exact k-RR curve drawn only while" in notes
     assert not any(t.name.startswith("exact") for t in d.figures["curve"].data)
     names = " ".join(t.name for t in d.figures["tradeoff"].data)
-    assert "mixture μ_mix" in names  # π > 0 shows the optimistic mixture curve
+    assert "mixture μ<sub>mix</sub>" in names  # π > 0 shows the optimistic mixture curve
 
 
 def test_large_n_binary_stays_bounded(board):
@@ -124,20 +124,22 @@ def test_worst_case_curves_download_and_labels():
     assert any(nm.startswith("exact worst case over all data sets") for nm in names)
     assert any(nm.startswith("this pair only (k = 0)") for nm in names)
     # the download link carries the library's profile for these settings
-    m = re.search(r"href='data:text/csv;base64,([A-Za-z0-9+/=]+)'", small.profile_download.value)
+    m = re.search(r"href='data:text/csv;base64,([A-Za-z0-9+/=]+)'", small.teaching.csv_widget("curve").value)
     rows = list(csv.reader(io.StringIO(base64.b64decode(m.group(1)).decode())))
     p = small.params()
     eps_row = [r for r in rows if r[0] == "epsilon_of_delta"][0]
     assert float(eps_row[1]) == p["delta"]
     assert float(eps_row[2]) == pytest.approx(worst_case_epsilon(binary_rr(2.0), 300, p["delta"]).epsilon, rel=1e-12)
-    assert "application/json" in small.profile_download.value
+    assert "application/json" in small.teaching.csv_widget("curve").value
     # solver: 'exact' is labelled as the worst case, GDP/Chernoff as the canonical pair
     kinds = small.figures["solver"].data[0].cells.values[1]
     assert kinds[0].startswith("worst case over all data sets") and any("canonical pair only" in x for x in kinds)
     # k-RR at large n: certified upper and named-pair lower, both drawn; the third-symbol pair is the lower end
     big = ShuffleAsymptoticsDashboard(query_string="family=krr&alphabet=3&n=1000&epsilon0=2")
     names = [t.name for t in big.figures["curve"].data]
-    assert any("certified, exact privacy blanket" in nm for nm in names) and any("Bennett" in nm for nm in names)
+    notes = " ".join(a.text for a in big.figures["curve"].layout.annotations)
+    assert any("certified upper end" in nm for nm in names) and "certified, exact privacy blanket" in notes
+    assert any("Bennett" in nm for nm in names)
     assert any("worst pair found" in nm for nm in names)
     from dpexplore.ui.shuffle import PROFILE_RTOL
 
