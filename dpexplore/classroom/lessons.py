@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from dpexplore.resources import lessons_file
+
 __all__ = ["LessonError", "MAX_LESSONS_BYTES", "MAX_STEPS", "MAX_TEXT", "absolute_values", "check_value",
            "default_lessons_path", "direction", "load_lessons", "validate_lessons"]
 
@@ -58,14 +60,15 @@ class LessonError(ValueError):
 
 def default_lessons_path() -> Path:
     """``$DPEXPLORE_LESSONS``, else ``lessons.json`` in the working directory (Voila runs a notebook in its
-    own folder), else the repository's ``notebooks/lessons.json``."""
+    own folder), else the shipped one (:func:`dpexplore.resources.lessons_file`: a clone's
+    ``notebooks/lessons.json`` or the wheel's packaged copy)."""
     env = os.environ.get("DPEXPLORE_LESSONS")
     if env:
         return Path(env)
     here = Path.cwd() / "lessons.json"
     if here.is_file():
         return here
-    return Path(__file__).resolve().parents[2] / "notebooks" / "lessons.json"
+    return lessons_file()
 
 
 def load_lessons(path: str | os.PathLike | None = None) -> dict[str, Any]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
+
+from dpexplore.core.cache import server_log
 
 __all__ = ["approx_nbytes", "wait_for_request"]
 
@@ -142,18 +143,7 @@ def _close_tree(root: widgets.Widget) -> None:
         w.close()
 
 
-def _server_log(text: str) -> None:
-    """Write to the kernel process's real stderr (the server's log), not to the browser.
-
-    In a kernel, ipykernel forwards both ``sys.stderr`` and file descriptor 2 to the client as
-    ``stream`` messages; it keeps the original descriptor as ``_original_stdstream_copy``.
-    """
-    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
-    if isinstance(fd, int):
-        os.write(fd, text.encode(errors="replace"))
-    elif sys.__stderr__ is not None:
-        sys.__stderr__.write(text)
-        sys.__stderr__.flush()
+_server_log = server_log  # the server's log, never the browser (one implementation, in core.cache)
 
 
 def _numeric_trait(w: widgets.Widget, name: str) -> bool:
