@@ -54,8 +54,6 @@ from .constants import (
 )
 from .exact import (
     ShuffledPair,
-    exact_delta,
-    exact_epsilon,
     exact_tradeoff,
     histogram_law,
     jsd_exact,
@@ -78,6 +76,8 @@ from .worst import (
     blanket_pair_delta,
     dominating_pair_delta,
     dominating_pair_epsilon,
+    exact_delta,
+    exact_epsilon,
     pure_pair,
     worst_case_delta,
     worst_case_epsilon,

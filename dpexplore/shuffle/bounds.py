@@ -24,6 +24,9 @@ from dpexplore.core.shuffle_amplification import clone_pair_delta, clone_pair_ep
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int
 
 from ._validate import check_real_array
+from .clones import _clone_mixture_epsilon, _dominating_delta, dominating_pair_epsilon
+from .pairs import _third_symbol_delta
+from .randomizers import binary_rr, k_rr
 
 __all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_epsilon_bracket", "fmt_delta", "blanket_epsilon", "blanket_delta",
            "variation_ratio_delta", "variation_ratio_epsilon"]
@@ -76,8 +79,6 @@ def fmt_epsilon_bracket(epsilon0: float, n: int, delta: float, *, variant: str =
     >>> lo <= round(fmt_epsilon(4.0, 100_000, 1e-6), 4) <= up + 1e-4 and up - lo < 1e-3
     True
     """
-    from .worst import _clone_mixture_epsilon
-
     e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     delta = check_delta(delta)
@@ -240,9 +241,6 @@ def blanket_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2, method
     k = check_int(k, "k", low=2, high=10_000)
     method = check_choice(method, "method", ("closed_form", "bennett", "exact_blanket"))
     if method == "exact_blanket":
-        from .randomizers import k_rr
-        from .worst import dominating_pair_epsilon
-
         return min(dominating_pair_epsilon(k_rr(e0, k), n, delta)[0], e0)
     if method == "bennett":
         e0 = _check_epsilon0_exp(epsilon0)
@@ -280,9 +278,6 @@ def variation_ratio_delta(epsilon0: float, n: int, epsilon, *, k: int = 2):
     >>> bool(d[0] > d[1])
     True
     """
-    from .randomizers import binary_rr, k_rr
-    from .worst import _dominating_delta, _third_symbol_delta
-
     e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     k = check_int(k, "k", low=2, high=10_000)

@@ -179,7 +179,7 @@ def test_composition_by_dp_accounting_is_between_one_round_and_the_trivial_sum()
 
 def test_composition_for_large_k_uses_the_tighter_clone_pair():
     from dpexplore.shuffle import compose_rounds
-    from dpexplore.shuffle.profile import _dominating_pmfs
+    from dpexplore.shuffle.compose import _dominating_pmfs
 
     R = k_rr(1.0, 16)
     c = compose_rounds(R, 20_000, 5, 1e-6)
