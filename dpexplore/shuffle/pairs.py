@@ -36,6 +36,17 @@ def _krr_params(R: Randomizer) -> tuple[float, float, float, int]:
     return math.exp(e0) / d, 1.0 / d, 2.0 / d, k
 
 
+def _binom_window_mass(N: int, p: float, z: float) -> tuple[int, int, float]:
+    """Window [lo, hi] = mean ± (z sd + z) of Bin(N, p) and the exact mass outside it (any window is valid:
+    the callers add or drop that mass)."""
+    mean, sd = N * p, math.sqrt(N * p * (1.0 - p))
+    lo = max(0, int(math.floor(mean - z * sd - z)))
+    hi = min(N, int(math.ceil(mean + z * sd + z)))
+    out = float(stats.binom.cdf(lo - 1, N, p)) if lo > 0 else 0.0
+    out += float(stats.binom.sf(hi, N, p)) if hi < N else 0.0
+    return lo, hi, out
+
+
 def _seg_cumsum(inc: np.ndarray, idx: np.ndarray, val: np.ndarray) -> np.ndarray:
     """Row-wise x[j] = val[j] at the anchors, else x[j − 1] + inc[j − 1]; ``idx`` = :func:`_seg_index`."""
     c = np.zeros(inc.shape)
