@@ -195,6 +195,7 @@ def _blanket_epsilon(R: Randomizer, n: int, delta: float, hi: float, blocks: int
     if f(hi) > 0:
         return hi
     root = float(optimize.brentq(f, 0.0, hi, xtol=1e-9, rtol=1e-6))
-    while f(root) > 0:  # step onto the feasible side
-        root = min(hi, root + 1e-6 * max(1e-3, root))
+    step = 1e-6 * max(1e-3, root)
+    while f(root) > 0:  # step onto the feasible side (steps double: a flat δ(ε) cannot make this crawl)
+        root, step = min(hi, root + step), 2.0 * step
     return root

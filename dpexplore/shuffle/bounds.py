@@ -85,7 +85,8 @@ def fmt_epsilon_bracket(epsilon0: float, n: int, delta: float, *, variant: str =
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
     r = math.exp(-e0) if variant == "fmt21" else 2.0 / (math.exp(e0) + 1.0)
     alpha = 1.0 / (1.0 + math.exp(-e0))
-    up, lo = _clone_mixture_epsilon(alpha, 1.0 - alpha, r, n - 1, delta)
+    beta = 1.0 - alpha if e0 < 30 else 1.0 / (1.0 + math.exp(e0))  # 1 − α, not rounded to 0 at large ε0
+    up, lo = _clone_mixture_epsilon(alpha, beta, r, n - 1, delta)
     return lo, up
 
 
@@ -128,9 +129,14 @@ def _blanket_bennett_delta(e0: float, n: int, k: int, eps: np.ndarray) -> np.nda
     t = np.exp(np.minimum(eps, e0))
     a = t - 1.0  # −E_ω[L]
     b = k * (p - t) / d  # max_w L(w), attained at w = x1 (> 0 for ε < ε0)
-    s2 = k / d ** 2 * ((p - t) ** 2 + (1.0 - t * p) ** 2 + (k - 2.0) * (1.0 - t) ** 2)  # E_ω[L²]
+    # E_ω[L²] = (k/d²)((p − t)² + (1 − tp)² + (k − 2)(1 − t)²), written so that nothing overflows at ε0 = 700
+    if p < 1e100:  # E_ω[L²]
+        s2 = k / d ** 2 * ((p - t) ** 2 + (1.0 - t * p) ** 2 + (k - 2.0) * (1.0 - t) ** 2)
+    else:  # the same, written so that d² and tp do not overflow; ε near ε0 ≳ 350: beyond float64, δ ≤ 1 there
+        with np.errstate(over="ignore"):
+            s2 = k * (((p - t) / d) ** 2 + (1.0 / d - t * (p / d)) ** 2 + (k - 2.0) * ((1.0 - t) / d) ** 2)
     out = np.ones(eps.shape)
-    ok = (eps > 0) & (eps < e0) & (b > 0)
+    ok = (eps > 0) & (eps < e0) & (b > 0) & np.isfinite(s2)
     bb, aa, ss = np.where(ok, b, 1.0), np.where(ok, a, 1.0), np.where(ok, s2, 1.0)
     beta = aa * bb / ss
     c = ss / bb ** 2 * _h_lower(beta)  # per-report exponent α·h(β)
@@ -316,6 +322,7 @@ def variation_ratio_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2
     if f(top) > 0:
         return e0
     root = float(optimize.brentq(f, 0.0, top, xtol=1e-10, rtol=1e-7))
-    while f(root) > 0:
-        root = min(e0, root + 1e-7 * max(1e-3, root))
+    step = 1e-7 * max(1e-3, root)
+    while f(root) > 0:  # steps double: a flat δ(ε) cannot make this crawl
+        root, step = min(e0, root + step), 2.0 * step
     return root

@@ -58,6 +58,11 @@ def _block_weights(N: int, r: float, blocks: int) -> tuple[np.ndarray, np.ndarra
     block, the block's probability, the binomial mass outside the window, the block width).
     """
     mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
+    if mean < 1e-100:  # ε0 ≳ 230: Boost's binomial overflows; C = 0 w.p. ≥ 1 − Nr, the rest is outside
+        one = (np.zeros(1), np.ones(1), np.ones(1))
+        for a in one:
+            a.setflags(write=False)
+        return one[0], one[1], one[2], min(1.0, mean), 1
     lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
     hi = min(N, int(math.ceil(mean + _TAIL_SD * sd + _TAIL_SD)))
     starts, nxt, w, width = _mass_blocks(N, r, lo, hi, blocks)
@@ -166,8 +171,9 @@ def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
             continue
         root = float(optimize.brentq(f, 0.0, top, xtol=1e-9, rtol=1e-6))
         if i == 0:  # step onto the feasible side so the upper value is certified
-            while f(root) > 0:
-                root = min(e0, root + 1e-6 * max(1e-3, root))
+            step = 1e-6 * max(1e-3, root)
+            while f(root) > 0:  # steps double: a flat δ(ε) (ε0 ≈ 700) cannot make this crawl
+                root, step = min(e0, root + step), 2.0 * step
         res.append(root)
     if not lower:
         return res[0], math.nan

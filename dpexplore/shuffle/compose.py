@@ -74,15 +74,17 @@ from .asymptotics import gdp_epsilon_at
 from .clones import _mass_blocks
 from .constants import _check_randomizer
 from .exact import shuffled_pair
-from .pairs import _binom_window_mass, _krr_params
+from .pairs import _binom_pmf, _binom_window_mass, _krr_params
 from .randomizers import Randomizer
 
-__all__ = ["ComposedPrivacy", "compose_rounds", "MAX_COMPOSE_USERS", "MAX_ROUNDS"]
+__all__ = ["ComposedPrivacy", "compose_rounds", "MAX_COMPOSE_USERS", "MAX_ROUNDS", "MAX_EPSILON0"]
 
 #: public maximum of n for :func:`compose_rounds`
 MAX_COMPOSE_USERS = 10**7
 #: public maximum of T (rounds) for :func:`compose_rounds`
 MAX_ROUNDS = 10**4
+#: largest ε0 of the randomizer :func:`compose_rounds` accepts (e^{-ε0} must stay well above float64's epsilon)
+MAX_EPSILON0 = 30.0
 @dataclass(frozen=True)
 class ComposedPrivacy:
     """ε at δ of T composed shuffled rounds: a certified bracket [lower, epsilon].
@@ -163,7 +165,8 @@ def _clone_cells(u, C, pi, weight, z: float):
     num = pp + ub * x + (1.0 - ub) * (Cb + 1 - x)
     den = pp + (1.0 - ub) * x + ub * (Cb + 1 - x)
     mass = weight[blk] * b * (2.0 * (1.0 - pib) / (Cb + 1)) * num
-    loss = np.log(num / den)
+    with np.errstate(divide="ignore"):  # ε0 ≳ 37: u rounds to 1 and a cell has Q = 0 (infinite loss)
+        loss = np.log(num / den)
 
     def tails(N, a, c):  # P(Bin(N, ½) < a) + P(Bin(N, ½) > c)
         return stats.binom.cdf(a - 1, N, 0.5) + stats.binom.sf(c, N, 0.5)
@@ -254,8 +257,8 @@ def _third_symbol_cells(R: Randomizer, n: int, z: float):
     N = n - 1
     lo, hi, _ = _binom_window_mass(N + 1, r, z)
     T = np.arange(max(lo, 1), hi + 1)
-    a_T = stats.binom.pmf(T, N, r) * w_out  # C = T: the target outside {0, 1}
-    z_T = stats.binom.pmf(T - 1, N, r) * (u + v)  # C = T − 1: the target in {0, 1}
+    a_T = _binom_pmf(T, N, r) * w_out  # C = T: the target outside {0, 1} (a lower value where Nr < 1e-100)
+    z_T = _binom_pmf(T - 1, N, r) * (u + v)  # C = T − 1: the target in {0, 1}
     row = a_T + z_T
     with np.errstate(invalid="ignore", divide="ignore"):
         pi_T = np.where(row > 0, a_T / row, 1.0)
@@ -307,7 +310,7 @@ def compose_rounds(randomizer: Randomizer, n: int, rounds: int, delta: float, *,
     Parameters
     ----------
     randomizer : Randomizer
-        :func:`binary_rr` or :func:`k_rr`.
+        :func:`binary_rr` or :func:`k_rr`, ε0 ≤ :data:`MAX_EPSILON0` (30).
     n : int
         Users per round, 2 ≤ n ≤ :data:`MAX_COMPOSE_USERS` (10⁷).
     rounds : int
@@ -335,6 +338,10 @@ def compose_rounds(randomizer: Randomizer, n: int, rounds: int, delta: float, *,
     disc = None if discretization is None else check_real(discretization, "discretization", low=1e-9, high=1e-2)
     _, _, _, k = _krr_params(R)  # k-RR / binary RR only (a clear ValueError otherwise)
     e0 = R.local_epsilon
+    if e0 > MAX_EPSILON0:
+        raise ValueError(f"epsilon0 of the randomizer must be <= {MAX_EPSILON0:g} for compose_rounds (beyond it a "
+                         f"report is deterministic to float64 precision: the trivial bound T·ε0 is the answer); "
+                         f"got {e0!r}")
     cap = T * e0
     z = _z_of(min(1e-12, 1e-4 * delta / T))  # window tails ≪ δ/T
     loss, mass, inf = _blanket_cells(e0, k, n, z)
@@ -350,8 +357,11 @@ def compose_rounds(randomizer: Randomizer, n: int, rounds: int, delta: float, *,
         est = max(T * max(mean, 0.0) + gdp_epsilon_at(math.sqrt(T * var), delta), 1e-6)
         floor = (T * abs(mean) + 6.0 * math.sqrt(T * var)) / _MAX_SUPPORT  # composed PLD: ≲ 2·10⁶ grid points
         disc = float(min(1e-2, max(1e-9, floor, min(1e-4, _GRID_SHARE * min(est, cap) / T))))
-    one, comp = _compose(_to_grid(loss, mass, disc, upper=True), inf, disc, T, delta, pessimistic=True)
-    lone, lcomp = _compose(_to_grid(lloss, lmass, disc, upper=False), 0.0, disc, T, delta, pessimistic=False)
+    fin, lfin = np.isfinite(loss), np.isfinite(lloss)  # infinite losses (Q = 0 cells) go to the infinite mass
+    one, comp = _compose(_to_grid(loss[fin], mass[fin], disc, upper=True), min(1.0, inf + float(mass[~fin].sum())),
+                         disc, T, delta, pessimistic=True)
+    lone, lcomp = _compose(_to_grid(lloss[lfin], lmass[lfin], disc, upper=False), float(lmass[~lfin].sum()), disc,
+                           T, delta, pessimistic=False)
     if lcomp > comp * (1 + 1e-9) + 1e-12 or lone > one * (1 + 1e-9) + 1e-12:  # never hide a bug
         raise RuntimeError(f"internal error: the actual pair's composed ε {lcomp} (one round {lone}) exceeds the "
                            f"dominating pair's {comp} ({one})")

@@ -47,6 +47,18 @@ def _binom_window_mass(N: int, p: float, z: float) -> tuple[int, int, float]:
     return lo, hi, out
 
 
+def _binom_pmf(x, N: int, p: float) -> np.ndarray:
+    """Bin(x; N, p), also where N·p < 1e-100 (ε0 ≳ 230), where Boost's pmf overflows: there x ∈ {0, 1}
+    are computed in logs and x ≥ 2 (mass ≤ (Np)²) is returned as 0 — a lower value, used only where
+    that is safe (lower ends) or where the caller adds the missing mass."""
+    x = np.asarray(x, dtype=float)
+    if N * p >= 1e-100:
+        return stats.binom.pmf(x, N, p)
+    l1 = math.log1p(-p)
+    with np.errstate(invalid="ignore"):
+        return np.where(x == 0, math.exp(N * l1), np.where(x == 1, N * p * math.exp((N - 1) * l1), 0.0))
+
+
 def _seg_cumsum(inc: np.ndarray, idx: np.ndarray, val: np.ndarray) -> np.ndarray:
     """Row-wise x[j] = val[j] at the anchors, else x[j − 1] + inc[j − 1]; ``idx`` = :func:`_seg_index`."""
     c = np.zeros(inc.shape)
@@ -174,8 +186,8 @@ def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
     lo = max(1, int(math.floor(mean - 9 * sd - 9)))  # dropping T beyond ±9 sd only lowers δ (a lower value)
     hi = min(N + 1, int(math.ceil(mean + 9 * sd + 10)))
     T = np.arange(lo, hi + 1, dtype=float)
-    a_T = stats.binom.pmf(T, N, r) * w  # C = T: the target is outside {0, 1}
-    z_T = stats.binom.pmf(T - 1, N, r)  # C = T − 1: the target is in {0, 1}
+    a_T = _binom_pmf(T, N, r) * w  # C = T: the target is outside {0, 1}
+    z_T = _binom_pmf(T - 1, N, r)  # C = T − 1: the target is in {0, 1}
     # per cell, divided by Bin(N_1; T, ½): P = a + z(2u N_1 + 2v (T − N_1))/T, Q = a + z(2v N_1 + 2u (T − N_1))/T
     cP, sP = a_T + 2 * v * z_T, 2 * (u - v) * z_T / T  # P = cP + sP·N_1
     cQ, sQ = a_T + 2 * u * z_T, -2 * (u - v) * z_T / T
@@ -218,6 +230,7 @@ def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
         return e0
     root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
     # step to the infeasible side with room for the rounding of δ (≲ 1e-11 relative): a lower end
-    while root > 0 and f(root) <= 1e-9:
-        root = max(0.0, root - 1e-6 * max(1e-3, root))
+    step = 1e-6 * max(1e-3, root)
+    while root > 0 and f(root) <= 1e-9:  # steps double: a flat δ(ε) (ε0 ≈ 700) cannot make this crawl
+        root, step = max(0.0, root - step), 2.0 * step
     return root
