@@ -94,11 +94,14 @@ def _clone_delta(e0: float, n: int, eps: float, variant: str) -> float:
     # C ~ Bin(n − 1, r): keep mean ± 10 sd (+10); the mass left out is added to δ (still a bound)
     mean = (n - 1) * r
     sd = math.sqrt(mean * (1.0 - r))
-    lo = max(0, int(math.floor(mean - 10.0 * sd - 10.0)))
-    hi = min(n - 1, int(math.ceil(mean + 10.0 * sd + 10.0)))
-    c = np.arange(lo, hi + 1)
-    weight = stats.binom.pmf(c, n - 1, r)
-    tail = float(stats.binom.cdf(lo - 1, n - 1, r) + stats.binom.sf(hi, n - 1, r))
+    if mean < 1e-100:  # ε0 ≳ 230: Boost's binomial overflows; C = 0 w.p. ≥ 1 − (n − 1)r, the rest is added
+        c, weight, tail = np.zeros(1, dtype=np.int64), np.ones(1), min(1.0, mean)
+    else:
+        lo = max(0, int(math.floor(mean - 10.0 * sd - 10.0)))
+        hi = min(n - 1, int(math.ceil(mean + 10.0 * sd + 10.0)))
+        c = np.arange(lo, hi + 1)
+        weight = stats.binom.pmf(c, n - 1, r)
+        tail = float(stats.binom.cdf(lo - 1, n - 1, r) + stats.binom.sf(hi, n - 1, r))
     # P(a)/Q(a) > e^ε  <=>  x = a/(C − a + 1) > x*  (α > ½, ε < ε0)
     x_star = (ee * alpha - (1.0 - alpha)) / (alpha - ee * (1.0 - alpha))
     a_min = np.floor(x_star * (c + 1) / (1.0 + x_star)).astype(np.int64) + 1

@@ -13,8 +13,13 @@ shuffler releases only the histogram. This package computes
   to n = 10⁷ a certified branch and bound over the data sets, within 0.1%; for k-RR the privacy
   blanket evaluated exactly against the third-symbol pair, within 0.1% from n ≈ 10⁴; the
   dominating clone pair, the blanket Bennett bound, the trivial ε0) — :mod:`.worst`;
-* privacy-profile export (CSV/JSON) and T-round composition by ``dp_accounting`` — :mod:`.profile`;
+* privacy-profile export (CSV/JSON) — :mod:`.profile`; T-round composition as a certified bracket
+  [lower, upper] by ``dp_accounting`` (upper: the exact blanket with M revealed, which dominates T
+  adaptive rounds; lower: an actual pair composed) — :mod:`.compose`;
 * the largest affordable ε0 (and the smallest n) for a target (ε, δ) under each accounting — :mod:`.solver`.
+
+Modules import only downward: randomizers → constants → exact → asymptotics / pairs → clones → blanket →
+bounds / bnb → worst → compose → profile / solver → audit (tests/shuffle/test_layout.py checks it).
 """
 
 from .asymptotics import (
@@ -54,8 +59,6 @@ from .constants import (
 )
 from .exact import (
     ShuffledPair,
-    exact_delta,
-    exact_epsilon,
     exact_tradeoff,
     histogram_law,
     jsd_exact,
@@ -78,6 +81,8 @@ from .worst import (
     blanket_pair_delta,
     dominating_pair_delta,
     dominating_pair_epsilon,
+    exact_delta,
+    exact_epsilon,
     pure_pair,
     worst_case_delta,
     worst_case_epsilon,

@@ -137,6 +137,9 @@ def gdp_delta_curve(mu: float, epsilon) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
+_MU_SATURATE = 1e150  # μ above which μ² overflows float64: the GDP ε is +inf
+
+
 def gdp_epsilon_at(mu: float, delta: float) -> float:
     """Smallest ε with μ-GDP δ(ε) ≤ δ (``dpexplore.core.gdp_epsilon``), uncapped.
 
@@ -149,6 +152,10 @@ def gdp_epsilon_at(mu: float, delta: float) -> float:
     >>> round(gdp_epsilon_at(gdp_mu(binary_rr(1.0), 1000), 1e-6), 4)
     0.1212
     """
+    m = check_positive(mu, "mu")
+    check_delta(delta)
+    if m > _MU_SATURATE:
+        return math.inf  # ε ≥ μ²/2 − μ·Φ⁻¹(1 − δ) > 10²⁹⁹: saturates (no float64 ε is meaningful)
     return gdp_epsilon(mu, delta)
 
 
@@ -192,8 +199,12 @@ def jsd_two_term(randomizer: Randomizer, n: int) -> float:
     """
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=1, high=MAX_N_FORMULA)
-    c2 = chi_square(R)
-    return c2 / (8.0 * n) + (7.0 / 64.0 * c2 * c2 - mu3(R) / 16.0) / (n * n)
+    c2, m3 = chi_square(R), mu3(R)
+    val = c2 / (8.0 * n) + (7.0 / 64.0 * c2 * c2 - m3 / 16.0) / (n * n)
+    if not math.isfinite(val):  # ε0 ≳ 236: (χ²)² or μ3 overflow float64 and the two terms are inf − inf
+        raise ValueError(f"randomizer: the two-term JSD expansion overflows float64 for {R.name} (χ² = {c2:.3g}, "
+                         f"μ3 = {m3:.3g}); it is meaningful only where n ≫ χ² — use a smaller epsilon0")
+    return val
 
 
 # -- Chernoff bounds ---------------------------------------------------------------------------
@@ -210,6 +221,7 @@ def _chernoff_log(R: Randomizer, n: int, eps: float, direction: str) -> float:
     The objective is convex in λ, hence unimodal in s: a 241-point grid locates the minimum and a
     bounded Brent search refines it between the neighbouring grid points.
     """
+    eps = min(eps, 700.0)  # δ(ε) ≤ e^{−700}·… beyond: the bound saturates at its ε = 700 value
     if direction == "forward":
         c, sign, pre = math.expm1(eps), 1.0, 0.0
     else:
@@ -221,7 +233,9 @@ def _chernoff_log(R: Randomizer, n: int, eps: float, direction: str) -> float:
 
     def g(s):
         lam = np.exp(s)
-        return pre - lam * c - 1.0 + n * _log_mgf(xi, w0, sign * lam / n) - s
+        with np.errstate(over="ignore", invalid="ignore"):  # huge λ: the objective is +inf or nan, never the min
+            v = pre - lam * c - 1.0 + n * _log_mgf(xi, w0, sign * lam / n) - s
+        return np.where(np.isnan(v), np.inf, v)
 
     hi = math.log(1e3 * n * (1.0 + 1.0 / c))
     grid = np.linspace(-30.0, hi, 241)
@@ -317,6 +331,8 @@ def poisson_delta(lam: float, epsilon, direction: str = "max"):
     True
     """
     lam = check_positive(lam, "lam")
+    if lam > MAX_N_FORMULA:  # λ is a mean count of reports: never above the users' public maximum
+        raise ValueError(f"lam must be a finite number > 0 and <= {MAX_N_FORMULA:.0e}; got {lam!r}")
     direction = check_choice(direction, "direction", ("max", "forward", "reverse"))
     eps = check_real_array(epsilon, "epsilon")
     out = []
@@ -324,9 +340,12 @@ def poisson_delta(lam: float, epsilon, direction: str = "max"):
         ee = math.exp(min(float(e), 700.0))
         vals = []
         if direction in ("forward", "max"):
-            x0 = math.floor(lam * ee) + 1  # first x with x/λ > e^ε
-            d = stats.poisson.sf(x0 - 2, lam) - ee * stats.poisson.sf(x0 - 1, lam)
-            vals.append(max(float(d), 0.0))
+            x0 = math.floor(lam * ee) + 1.0 if lam * ee < 2.0**62 else math.inf  # first x with x/λ > e^ε
+            if math.isinf(x0):  # beyond λ + 10¹⁰ sd: the tail is 0 in float64 (saturates)
+                vals.append(0.0)
+            else:
+                d = stats.poisson.sf(x0 - 2, lam) - ee * stats.poisson.sf(x0 - 1, lam)
+                vals.append(max(float(d), 0.0))
         if direction in ("reverse", "max"):
             x1 = math.ceil(lam / ee) - 1  # last x with x/λ < e^{−ε}
             d = stats.poisson.cdf(x1, lam) - ee * stats.poisson.cdf(x1 - 1, lam)

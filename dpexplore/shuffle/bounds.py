@@ -24,6 +24,9 @@ from dpexplore.core.shuffle_amplification import clone_pair_delta, clone_pair_ep
 from dpexplore.core.validation import check_choice, check_delta, check_epsilon, check_int
 
 from ._validate import check_real_array
+from .clones import _clone_mixture_epsilon, _dominating_delta, dominating_pair_epsilon
+from .pairs import _third_symbol_delta
+from .randomizers import binary_rr, k_rr
 
 __all__ = ["fmt21_epsilon", "fmt_epsilon", "fmt_epsilon_bracket", "fmt_delta", "blanket_epsilon", "blanket_delta",
            "variation_ratio_delta", "variation_ratio_epsilon"]
@@ -76,15 +79,14 @@ def fmt_epsilon_bracket(epsilon0: float, n: int, delta: float, *, variant: str =
     >>> lo <= round(fmt_epsilon(4.0, 100_000, 1e-6), 4) <= up + 1e-4 and up - lo < 1e-3
     True
     """
-    from .worst import _clone_mixture_epsilon
-
     e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     delta = check_delta(delta)
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
     r = math.exp(-e0) if variant == "fmt21" else 2.0 / (math.exp(e0) + 1.0)
     alpha = 1.0 / (1.0 + math.exp(-e0))
-    up, lo = _clone_mixture_epsilon(alpha, 1.0 - alpha, r, n - 1, delta)
+    beta = 1.0 - alpha if e0 < 30 else 1.0 / (1.0 + math.exp(e0))  # 1 − α, not rounded to 0 at large ε0
+    up, lo = _clone_mixture_epsilon(alpha, beta, r, n - 1, delta)
     return lo, up
 
 
@@ -127,9 +129,14 @@ def _blanket_bennett_delta(e0: float, n: int, k: int, eps: np.ndarray) -> np.nda
     t = np.exp(np.minimum(eps, e0))
     a = t - 1.0  # −E_ω[L]
     b = k * (p - t) / d  # max_w L(w), attained at w = x1 (> 0 for ε < ε0)
-    s2 = k / d ** 2 * ((p - t) ** 2 + (1.0 - t * p) ** 2 + (k - 2.0) * (1.0 - t) ** 2)  # E_ω[L²]
+    # E_ω[L²] = (k/d²)((p − t)² + (1 − tp)² + (k − 2)(1 − t)²), written so that nothing overflows at ε0 = 700
+    if p < 1e100:  # E_ω[L²]
+        s2 = k / d ** 2 * ((p - t) ** 2 + (1.0 - t * p) ** 2 + (k - 2.0) * (1.0 - t) ** 2)
+    else:  # the same, written so that d² and tp do not overflow; ε near ε0 ≳ 350: beyond float64, δ ≤ 1 there
+        with np.errstate(over="ignore"):
+            s2 = k * (((p - t) / d) ** 2 + (1.0 / d - t * (p / d)) ** 2 + (k - 2.0) * ((1.0 - t) / d) ** 2)
     out = np.ones(eps.shape)
-    ok = (eps > 0) & (eps < e0) & (b > 0)
+    ok = (eps > 0) & (eps < e0) & (b > 0) & np.isfinite(s2)
     bb, aa, ss = np.where(ok, b, 1.0), np.where(ok, a, 1.0), np.where(ok, s2, 1.0)
     beta = aa * bb / ss
     c = ss / bb ** 2 * _h_lower(beta)  # per-report exponent α·h(β)
@@ -240,9 +247,6 @@ def blanket_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2, method
     k = check_int(k, "k", low=2, high=10_000)
     method = check_choice(method, "method", ("closed_form", "bennett", "exact_blanket"))
     if method == "exact_blanket":
-        from .randomizers import k_rr
-        from .worst import dominating_pair_epsilon
-
         return min(dominating_pair_epsilon(k_rr(e0, k), n, delta)[0], e0)
     if method == "bennett":
         e0 = _check_epsilon0_exp(epsilon0)
@@ -280,9 +284,6 @@ def variation_ratio_delta(epsilon0: float, n: int, epsilon, *, k: int = 2):
     >>> bool(d[0] > d[1])
     True
     """
-    from .randomizers import binary_rr, k_rr
-    from .worst import _dominating_delta, _third_symbol_delta
-
     e0 = _check_epsilon0_exp(epsilon0)
     n = check_int(n, "n", low=2, high=10**9)
     k = check_int(k, "k", low=2, high=10_000)
@@ -321,6 +322,7 @@ def variation_ratio_epsilon(epsilon0: float, n: int, delta: float, *, k: int = 2
     if f(top) > 0:
         return e0
     root = float(optimize.brentq(f, 0.0, top, xtol=1e-10, rtol=1e-7))
-    while f(root) > 0:
-        root = min(e0, root + 1e-7 * max(1e-3, root))
+    step = 1e-7 * max(1e-3, root)
+    while f(root) > 0:  # steps double: a flat δ(ε) cannot make this crawl
+        root, step = min(e0, root + step), 2.0 * step
     return root

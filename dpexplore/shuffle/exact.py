@@ -9,8 +9,9 @@ from 0 to 1 gives the neighbouring law T_{n,k+1}. Everything about privacy is in
 and the two-sided profile is max(δ_→, δ_←). This module computes such *named pairs* exactly
 (``k=``; for k-RR the other users hold 0 or 1 here). A privacy guarantee is the worst case over
 **all** neighbouring data sets — the canonical pair k = 0 is not always worst (binary RR: some
-k > 0; k-RR: other users at a third symbol) — which :mod:`.worst` computes; ``exact_epsilon`` /
-``exact_delta`` without ``k`` return that worst case.
+k > 0; k-RR: other users at a third symbol) — which :mod:`.worst` computes; the public
+``dpexplore.shuffle.exact_epsilon`` / ``exact_delta`` (defined in :mod:`.worst`, so that this module
+imports nothing above it) return that worst case without ``k`` and one pair with ``k``.
 
 How the laws are computed exactly
 ---------------------------------
@@ -54,8 +55,6 @@ from .randomizers import Randomizer
 __all__ = [
     "ShuffledPair",
     "shuffled_pair",
-    "exact_delta",
-    "exact_epsilon",
     "jsd_exact",
     "exact_tradeoff",
     "histogram_law",
@@ -469,87 +468,6 @@ def shuffled_pair(randomizer: Randomizer, n: int, *, k: int = 0, messages: int =
     while len(_CACHE) > 24:
         _CACHE.popitem(last=False)
     return pair
-
-
-def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int | None = None, messages: int = 1,
-                direction: str = "max"):
-    """Exact δ(ε) of the shuffled histogram: worst case over data sets, or one named pair.
-
-    Parameters
-    ----------
-    randomizer : Randomizer
-    n : int
-        Number of users.
-    epsilon : float or array_like
-        ε ≥ 0.
-    k : int or None
-        None (default): the **worst case over all neighbouring data sets**
-        (:func:`dpexplore.shuffle.worst_case_delta`; its certified upper end where the
-        enumeration is not exhaustive). An int: the pair (T_{n,k}, T_{n,k+1}) — k users of the
-        others hold 1 (k = 0: the canonical pair).
-    messages : int
-        Unbundled messages per user (binary outputs; needs an explicit pair ``k``).
-    direction : {"max", "forward", "reverse"}
-        For a named pair: two-sided maximum (default), H_{e^ε}(T_{n,k+1} ‖ T_{n,k}) or the reverse.
-
-    Returns
-    -------
-    float or ndarray
-        δ (plus a ≈ 1e-40 window-truncation term that keeps it an upper bound).
-
-    References
-    ----------
-    Shvets (2026), arXiv:2602.09029, exact finite-n curves for binary outputs.
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import binary_rr
-    >>> d = exact_delta(binary_rr(1.0), 1000, [0.1, 0.2])
-    >>> bool(d[0] > d[1] > 0)
-    True
-    """
-    if k is None:
-        _need_pair_for_messages(messages, direction)
-        from .worst import worst_case_delta
-
-        up = worst_case_delta(randomizer, n, epsilon, lower=False)[0]
-        return float(up[0]) if np.ndim(epsilon) == 0 else up.reshape(np.shape(epsilon))
-    return shuffled_pair(randomizer, n, k=k, messages=messages).delta(epsilon, direction)
-
-
-def _need_pair_for_messages(messages, direction) -> None:
-    m = check_int(messages, "messages", low=1, high=MAX_MESSAGES)
-    if m != 1:
-        raise ValueError(f"messages > 1 needs an explicit pair k (the worst case over data sets is implemented for "
-                         f"one message per user); got messages={messages!r}")
-    if direction != "max":
-        raise ValueError(f"direction must be 'max' for the worst case over data sets (pass k= for one pair's "
-                         f"directions); got {direction!r}")
-
-
-def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int | None = None, messages: int = 1,
-                  direction: str = "max") -> float:
-    """Exact ε(δ): by default the worst case over all neighbouring data sets; ``k=`` for one pair.
-
-    Without ``k`` this is :func:`dpexplore.shuffle.worst_case_epsilon` ``(...).epsilon``: the
-    maximum over every neighbouring pair where that enumeration is affordable, otherwise a
-    certified upper bound (never below the worst case) — see that function for the method and its
-    lower end. With ``k`` it is the pair (T_{n,k}, T_{n,k+1}) (k = 0: the canonical pair).
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import binary_rr
-    >>> round(exact_epsilon(binary_rr(4.0), 100_000, 1e-6, k=0), 4)  # the canonical pair
-    0.0847
-    >>> exact_epsilon(binary_rr(4.0), 100_000, 1e-6) >= 0.0847  # worst case over data sets
-    True
-    """
-    if k is None:
-        _need_pair_for_messages(messages, direction)
-        from .worst import worst_case_epsilon
-
-        return worst_case_epsilon(randomizer, n, delta, lower=False).epsilon
-    return shuffled_pair(randomizer, n, k=k, messages=messages).epsilon(delta, direction)
 
 
 def jsd_exact(randomizer: Randomizer, n: int, *, k: int = 0) -> float:

@@ -184,7 +184,9 @@ def k_rr(epsilon0: float, k: int) -> Randomizer:
         raise ValueError(f"epsilon0 must be a finite number > 0 and <= 700; got {epsilon0!r}")
     k = check_int(k, "k", low=2, high=MAX_ALPHABET)  # checked before np.full(k, ...)
     d = math.exp(e0) + k - 1
-    other = (1.0 - math.exp(e0) / d) / (k - 1)  # = 1/d, written so each row sums to 1 exactly
+    # = 1/d, written so each row sums to 1 exactly; at ε0 > 30 that form cancels to 0 (then 1/d: the row's sum
+    # is 1 to float precision, and the support stays full up to ε0 = 700)
+    other = (1.0 - math.exp(e0) / d) / (k - 1) if e0 <= 30 else 1.0 / d
     w0 = np.full(k, other)
     w1 = np.full(k, other)
     w0[0] = w1[1] = math.exp(e0) / d

@@ -81,21 +81,58 @@ when it closes to ``rtol``), and otherwise the certified upper bound min(exact b
 dominating pair, FMT21 pair, blanket Bennett bound (k ≥ 3), ε0) together with a *lower* end: the
 largest exact ε of the named pairs it evaluated (canonical pair, a few k > 0, the third-symbol
 pair). The true worst case lies in [lower, epsilon]; ``epsilon`` is never below it.
+
+Layout (no import circle; each module imports only the ones before it): :mod:`.randomizers` →
+:mod:`.constants` → :mod:`.exact` (one pair's laws) → :mod:`.pairs` (pairs with all others at one
+symbol, the tail recurrences) → :mod:`.clones` (items 2–3) → :mod:`.blanket` (item 4) → :mod:`.bounds`
+(published bounds, item 4b) and :mod:`.bnb` (item 1b) → this module (item 1, the combination, and the
+worst-case ``exact_delta`` / ``exact_epsilon``) → :mod:`.compose` → :mod:`.profile` / :mod:`.solver` →
+:mod:`.audit`. The private helpers of those modules are re-exported here for compatibility.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
 
+from dpexplore.core.privacy_curves import exact_epsilon as _pq_eps
 from dpexplore.core.validation import check_delta, check_int, check_real
 
 from ._validate import check_real_array
+from .blanket import (  # noqa: F401  (re-exported: the blanket's helpers used to live here)
+    BLANKET_BLOCKS,
+    BLANKET_BLOCKS_LIMIT,
+    _binom_range,
+    _blanket_delta,
+    _blanket_epsilon,
+    _blanket_S_delta,
+    _blanket_tail,
+    blanket_pair_delta,
+)
+from .bnb import (  # noqa: F401  (re-exported)
+    BNB_MAX_N,
+    BNB_MAX_PAIRS,
+    BNB_PAIRS_LIMIT,
+    BNB_RTOL,
+    _binary_groups,
+    _binary_sweep,
+    _block_pair,
+    _swap_symmetric,
+)
+from .bounds import _blanket_bennett_delta, _smallest_feasible_epsilon
+from .clones import (  # noqa: F401  (re-exported)
+    _block_weights,
+    _clone_mixture_epsilon,
+    _clone_upper_delta,
+    _dominating_delta,
+    dominating_pair_delta,
+    dominating_pair_epsilon,
+)
 from .constants import _check_randomizer
+from .exact import GRID_CELL_LIMIT, MAX_MESSAGES, shuffled_pair
+from .pairs import MAX_USERS, _krr_params, _third_symbol_delta, pure_pair, third_symbol_epsilon
 from .randomizers import Randomizer
 
 __all__ = [
@@ -108,6 +145,8 @@ __all__ = [
     "WorstCaseEpsilon",
     "worst_case_epsilon",
     "worst_case_delta",
+    "exact_delta",
+    "exact_epsilon",
     "dominating_pair_delta",
     "dominating_pair_epsilon",
     "blanket_pair_delta",
@@ -117,22 +156,11 @@ __all__ = [
     "third_symbol_epsilon",
 ]
 
-#: public maximum of n (users) for the worst-case and dominating-pair computations
-MAX_USERS = 10**9
 #: binary inputs: every pair k = 0 … n − 1 is evaluated exactly up to this n (default of ``exhaustive_max_n``)
 EXHAUSTIVE_BINARY_MAX_N = 600
 #: public maximum of ``exhaustive_max_n`` (n = 10⁴ takes ≈ 10–20 s on one core)
 EXHAUSTIVE_BINARY_LIMIT = 20_000
-#: binary inputs above ``exhaustive_max_n``: the certified branch and bound over k runs up to this n
-BNB_MAX_N = 10**7
-#: default relative width of the branch-and-bound bracket (upper ≤ lower·(1 + rtol) when it closes)
-BNB_RTOL = 1e-3
-#: default and public maximum of the pairs the branch and bound may evaluate
-BNB_MAX_PAIRS = 2000
-BNB_PAIRS_LIMIT = 100_000
 _EXH_GRID_WORK = 3_000_000  # k-RR exhaustive enumeration: configurations × grid cells
-_BLOCKS = 256  # C-blocks of the dominating pair (error bars shrink like 1/blocks)
-_TAIL_SD = 12.0
 
 
 @dataclass(frozen=True)
@@ -190,396 +218,6 @@ class WorstCaseEpsilon:
         return (f"worst case ≤ {self.epsilon:.4g} ({self.method}); ≥ {self.lower:.4g} attained by {self.pair}")
 
 
-# -- dominating (clone / variation-ratio) pair ---------------------------------------------------
-def _krr_params(R: Randomizer) -> tuple[float, float, float, int]:
-    if R.krr is None:
-        raise ValueError("the dominating pair is implemented for k-ary randomized response (binary_rr / k_rr); "
-                         f"got the custom randomizer {R.name!r}")
-    e0, k = R.krr
-    d = math.exp(e0) + k - 1
-    return math.exp(e0) / d, 1.0 / d, 2.0 / d, k
-
-
-def _clone_tail(u: float, v: float, C: np.ndarray, gamma: float) -> np.ndarray:
-    """δ_C(ε) = Σ_x (P_C(x) − γ Q_C(x))_+ for each C (x = 1s among clones + target; by symmetry
-    the reverse direction is the same with 0s).
-
-    P_C/Q_C is increasing in x (Bin(x − 1)/Bin(x) = x/(C − x + 1)), so the positive part is one
-    tail x ≥ x_min; x_min from the threshold, and its two neighbours are tried as well (each choice
-    is a lower value of the supremum, the true threshold is among them): float rounding never
-    makes δ_C too small.
-    """
-    out = np.zeros(C.shape)
-    if u <= gamma * v:
-        return out
-    t_star = (gamma * u - v) / (u - gamma * v)  # P/Q > γ  <=>  x/(C − x + 1) > t*
-    xm = np.floor(t_star * (C + 1.0) / (1.0 + t_star)) + 1.0
-    # the three candidate thresholds in one scipy call (the per-call overhead dominates at these sizes)
-    x = np.clip(xm[None, :] + np.array([-1.0, 0.0, 1.0])[:, None], 0.0, C + 1.0)
-    s = stats.binom.sf(np.concatenate([x - 2.0, x - 1.0]), np.broadcast_to(C, (6, C.size)), 0.5)
-    s1, s0 = s[:3], s[3:]  # P(Bin(C, ½) ≥ x − 1), P(Bin(C, ½) ≥ x)
-    val = (u * s1 + v * s0) - gamma * (v * s1 + u * s0)
-    out = np.maximum(out, val.max(axis=0))
-    return np.maximum(out, 0.0)
-
-
-@functools.lru_cache(maxsize=512)
-def _block_weights(N: int, r: float, blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-    """The ε-independent part of :func:`_dominating_delta` (cached: a root search reuses it).
-
-    Blocks of C over mean ± 12 sd of Bin(N, r): (first C of each block, first C of the next
-    block, the block's probability, the binomial mass outside the window, the block width).
-    """
-    mean, sd = N * r, math.sqrt(N * r * (1.0 - r))
-    lo = max(0, int(math.floor(mean - _TAIL_SD * sd - _TAIL_SD)))
-    hi = min(N, int(math.ceil(mean + _TAIL_SD * sd + _TAIL_SD)))
-    starts, nxt, w, width = _mass_blocks(N, r, lo, hi, blocks)
-    outside = float(stats.binom.cdf(lo - 1, N, r) + stats.binom.sf(hi, N, r))
-    for a in (starts, nxt, w):
-        a.setflags(write=False)  # shared by the cache
-    return starts, nxt, w, outside, width
-
-
-def _mass_blocks(N: int, r: float, lo: float, hi: float, blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """[lo, hi] cut into ``blocks`` equal blocks of Bin(N, r): (first value of each block, first value
-    of the next block, the block's probability, the block width)."""
-    width = max(1, math.ceil((hi - lo + 1) / blocks))
-    starts = np.arange(lo, hi + 1, width, dtype=float)
-    ends = np.minimum(starts + width - 1, hi)
-    w = np.maximum(stats.binom.cdf(ends, N, r) - stats.binom.cdf(starts - 1, N, r), 0.0)
-    return starts, np.append(starts[1:], float(hi + 1)), w, width
-
-
-def _dominating_delta(u: float, v: float, r: float, N: int, eps: float, blocks: int = _BLOCKS,
-                      need: str = "both") -> tuple[float, float]:
-    """(upper, lower) on E_{C ~ Bin(N, r)} δ_C(ε), bracketed by blocks of C (δ_C non-increasing).
-
-    ``need="upper"`` / ``"lower"`` skips the other end (returned as NaN) — half the work.
-    """
-    gamma = math.exp(min(eps, 700.0))
-    starts, nxt, w, outside, width = _block_weights(N, r, blocks)
-    if width == 1:
-        val = float(np.dot(w, _clone_tail(u, v, starts, gamma)))
-        return min(1.0, val + outside), val
-    up = min(1.0, float(np.dot(w, _clone_tail(u, v, starts, gamma))) + outside) if need != "lower" else math.nan
-    low = float(np.dot(w, _clone_tail(u, v, nxt, gamma))) if need != "upper" else math.nan
-    return up, low
-
-
-def dominating_pair_delta(randomizer: Randomizer, n: int, epsilon, *, bound: str = "upper"):
-    """δ(ε) of the dominating pair: ≥ δ(ε) of every neighbouring pair of n shuffled k-RR reports.
-
-    Parameters
-    ----------
-    randomizer : Randomizer
-        From :func:`binary_rr` or :func:`k_rr`.
-    n : int
-        Users, 2 ≤ n ≤ :data:`MAX_USERS`.
-    epsilon : float or array_like
-    bound : {"upper", "lower"}
-        The certified upper end, or the lower end of the block discretisation (the error bar).
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import binary_rr
-    >>> up = dominating_pair_delta(binary_rr(2.0), 10_000, 0.1)
-    >>> lo = dominating_pair_delta(binary_rr(2.0), 10_000, 0.1, bound="lower")
-    >>> lo <= up
-    True
-    """
-    R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=2, high=MAX_USERS)
-    if bound not in ("upper", "lower"):
-        raise ValueError(f"bound must be 'upper' or 'lower'; got {bound!r}")
-    eps = check_real_array(epsilon, "epsilon")
-    u, v, r, _ = _krr_params(R)
-    i = 0 if bound == "upper" else 1
-    out = np.array([_dominating_delta(u, v, r, n - 1, float(e))[i] for e in eps.ravel()]).reshape(eps.shape)
-    return float(out) if out.ndim == 0 else out
-
-
-def dominating_pair_epsilon(randomizer: Randomizer, n: int, delta: float) -> tuple[float, float]:
-    """(upper, lower) ε(δ) of the dominating pair; ``upper`` is a certified worst-case ε (≤ ε0).
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import binary_rr
-    >>> up, lo = dominating_pair_epsilon(binary_rr(4.0), 100_000, 1e-6)
-    >>> lo <= up < 4.0
-    True
-    """
-    R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=2, high=MAX_USERS)
-    delta = check_delta(delta)
-    u, v, r, _ = _krr_params(R)
-    return _clone_mixture_epsilon(u, v, r, n - 1, delta)
-
-
-def _clone_mixture_epsilon(u: float, v: float, r: float, N: int, delta: float,
-                           lower: bool = True, hi: float | None = None) -> tuple[float, float]:
-    """(upper, lower) ε(δ) of E_{C ~ Bin(N, r)} of the clone pair, target weights (u, v); lower NaN if not asked.
-
-    ``hi``: an ε already known to satisfy the upper end's δ(hi) ≤ δ narrows the root bracket (the
-    search falls back to [0, ε0] if it does not).
-    """
-    e0 = math.log(u / v)
-    res = []
-    for i in ((0, 1) if lower else (0,)):
-        def f(e, i=i):
-            return math.log(max(_dominating_delta(u, v, r, N, e, need=("upper", "lower")[i])[i], 1e-300)) \
-                - math.log(delta)
-        if f(0.0) <= 0:
-            res.append(0.0)
-            continue
-        top = e0 if hi is None or i == 1 else min(e0, hi)
-        if top < e0 and f(top) > 0:
-            top = e0
-        if f(top) > 0:  # cannot happen at ε0 (δ_C(ε0) = 0); trivial bound
-            res.append(e0)
-            continue
-        root = float(optimize.brentq(f, 0.0, top, xtol=1e-9, rtol=1e-6))
-        if i == 0:  # step onto the feasible side so the upper value is certified
-            while f(root) > 0:
-                root = min(e0, root + 1e-6 * max(1e-3, root))
-        res.append(root)
-    if not lower:
-        return res[0], math.nan
-    return res[0], min(res[1], res[0])
-
-
-# -- the privacy blanket, evaluated exactly (k-RR) ------------------------------------------------
-#: default blocks of M (the blanket count) in :func:`blanket_pair_delta` (the bracket shrinks like 1/blocks)
-BLANKET_BLOCKS = 32
-#: public maximum of ``blocks`` in :func:`blanket_pair_delta`
-BLANKET_BLOCKS_LIMIT = 4096
-_BLANKET_CHUNK = 400_000  # (block, T) cells per vectorised step (≈ 20 arrays of this size: ≈ 64 MB)
-
-
-def _binom_range(N: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A window [lo, hi] around the mean of Bin(N, p) (vectorised over N) and its exact outside mass.
-
-    The width (mean ± (√(2 ln(1/tail)) + 2) sd) only decides how tight the caller's bound is; the
-    outside mass is computed exactly and added by the caller, so any width is correct.
-    """
-    N = np.asarray(N, dtype=float)
-    z = math.sqrt(2.0 * math.log(1.0 / tail)) + 2.0
-    mean, sd = N * p, np.sqrt(N * p * (1.0 - p))
-    lo = np.maximum(np.floor(mean - z * sd - 2.0), 0.0)
-    hi = np.minimum(np.ceil(mean + z * sd + 2.0), N)
-    outside = stats.binom.cdf(lo - 1.0, N, p) + stats.binom.sf(hi, N, p)
-    return lo, hi, np.clip(outside, 0.0, 1.0)
-
-
-def _seg_cumsum(inc: np.ndarray, idx: np.ndarray, val: np.ndarray) -> np.ndarray:
-    """Row-wise x[j] = val[j] at the anchors, else x[j − 1] + inc[j − 1]; ``idx`` = :func:`_seg_index`."""
-    c = np.zeros(inc.shape)
-    np.cumsum(inc[:, :-1], axis=1, out=c[:, 1:])  # c[j] = Σ_{i < j} inc[i]
-    return c + np.take_along_axis(val - c, idx, axis=1)
-
-
-def _seg_index(anchor: np.ndarray) -> np.ndarray:
-    """For each cell, the column of the last anchor at or before it (``anchor[:, 0]`` all True)."""
-    return np.maximum.accumulate(np.where(anchor, np.arange(anchor.shape[1])[None, :], 0), axis=1)
-
-
-def _pascal_tails(T: np.ndarray, a: np.ndarray, inner: np.ndarray):
-    """Row-wise along T (axis 1, T increasing by 1): g = P(Bin(T, ½) ≥ a), p = Bin(a − 1; T, ½).
-
-    Valid where ``inner`` (1 ≤ a ≤ T; other cells are placeholders). Where a moves by 0 or 1 from
-    one column to the next, Pascal's rule gives exact two-term steps: g(T + 1, a + D) − g(T, a) =
-    ½p(1 − D(T + 1)/a), p(T + 1, a + D) = p·(T + 1)/(2a) (D = 1) or (T + 1)/(2(T − a + 2)) (D = 0).
-    They are restarted from scipy's incomplete beta and pmf every 128 columns, after any other
-    step and where ``inner`` begins, so the rounding stays ≲ 1e-13 relative. Returns (g, p,
-    anchors, their :func:`_seg_index`, margin): ``margin`` ≥ the rounding of g (1e-11 of the
-    running Σ|steps| + the anchor).
-    """
-    L = T.shape[1]
-    j = np.arange(L)[None, :]
-    first = np.argmax(inner, axis=1)
-    D = np.zeros(T.shape)
-    D[:, :-1] = a[:, 1:] - a[:, :-1]
-    restart = np.zeros(T.shape, dtype=bool)
-    restart[:, 1:] = ((D[:, :-1] != 0.0) & (D[:, :-1] != 1.0)) | ~inner[:, :-1]
-    anchor = inner & (((j - first[:, None]) % 128 == 0) | restart)
-    anchor[:, 0] = True
-    idx = _seg_index(anchor)
-    g0a, lpa = np.zeros(T.shape), np.zeros(T.shape)
-    aa, Ta = a[anchor], T[anchor]
-    ok = (aa >= 1.0) & (aa <= Ta)
-    g0a[anchor] = np.where(ok, special.betainc(np.clip(aa, 1.0, None), np.maximum(Ta - aa + 1.0, 1.0), 0.5), 0.0)
-    lpa[anchor] = _log_binom_pmf(aa - 1.0, Ta, 0.5)
-    with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner`` are masked
-        lp_inc = np.where(D > 0, np.log((T + 1.0) / (2.0 * a)), np.log((T + 1.0) / (2.0 * (T - a + 2.0))))
-        pj = np.exp(_seg_cumsum(np.where(inner, lp_inc, 0.0), idx, lpa))
-        inc = np.where(inner, 0.5 * pj * (1.0 - D * (T + 1.0) / a), 0.0)
-    g0 = _seg_cumsum(inc, idx, g0a)
-    margin = 1e-11 * _seg_cumsum(np.abs(inc), idx, np.abs(g0a))
-    return g0, pj, anchor, idx, margin
-
-
-def _log_binom_pmf(x: np.ndarray, N: np.ndarray, p: float) -> np.ndarray:
-    """log Bin(x; N, p), to ≈ 1e-13 relative in the pmf: scipy's ``binom.logpmf`` differences
-    log-gammas and is off by ≈ 1e-8 relative at N ≈ 10⁶–10⁷, its ``binom.pmf`` is not; the
-    log-pmf is used only where the pmf underflows (there the cell is negligible)."""
-    pm = stats.binom.pmf(x, N, p)
-    with np.errstate(divide="ignore"):
-        return np.where(pm > 1e-290, np.log(np.maximum(pm, 1e-300)), stats.binom.logpmf(x, N, p))
-
-
-def _blanket_S_delta(e0: float, k: int, S: np.ndarray, gamma: float, tail: float, upper: bool = True) -> np.ndarray:
-    """Upper value of δ(ε) = Σ_h (P − γQ)_+ of the pair "target 1 vs 0 + (S − 1) uniform reports", per S.
-
-    With α = e^{ε0} − 1 and d = e^{ε0} + k − 1, the multinomial identity Mult_{S−1}(h − e_y) =
-    Mult_S(h)·h_y·k/S gives P_b(h) = Mult_S(h; uniform)·k/(dS)·(α h_b + S): the laws depend on
-    h only through (h_0, h_1) (sufficient). Given T = h_0 + h_1 ~ Bin(S, 2/k), h_1 ~ Bin(T, ½) and
-    P − γQ = k/(dS)·(α(1 + γ)h_1 + S(1 − γ) − γαT) is increasing in h_1: positive on the half-line
-    h_1 ≥ a_T = ⌊x*_T⌋ + 1, x*_T = (γαT − S(1 − γ))/(α(1 + γ)). With g = P(Bin(T, ½) ≥ a_T) and
-    p = Bin(a_T − 1; T, ½), the row's sum is α(1 + γ)(T − a_T + 1)p/2 − (γ − 1)(S + αT/2)g.
-    Along T the threshold moves by 0 or 1 (slope γ/(1 + γ) < 1), so g and log p follow exact
-    two-term recurrences (Pascal's rule); they are restarted from scipy's incomplete beta / log-pmf
-    every 128 rows of T (and at the first row with a non-empty half-line), which keeps the
-    accumulated rounding ≤ ≈ 1e-13 relative. Upper value: T outside its window (mass ``tail`` per
-    side) is added with its whole P-mass; margins for the recurrences' rounding (1e-11 of the
-    running sum of |increments|), the cancellation (1e-11 of both terms), a threshold off by one
-    through rounding and the pmf's rounding are added. ``upper=False``: no margins (the error
-    bar's lower end).
-    """
-    d, al, p = math.exp(e0) + k - 1, math.expm1(e0), 2.0 / k
-    S = np.asarray(S, dtype=float)
-    if gamma >= math.exp(e0):  # ε ≥ ε0: P/Q = (αh_1 + S)/(αh_0 + S) ≤ e^{ε0} cellwise
-        return np.zeros(S.shape)
-    lo, hi, outside = _binom_range(S, p, tail)
-    # a T-row's P-mass is Bin(T; S, 2/k)·k/(dS)·(αT/2 + S) ≤ Bin(T; S, 2/k)·(k/d)(1 + α/2)
-    out = outside * (k / d) * (1.0 + al / 2.0) if upper else np.zeros(S.shape)
-    L = int((hi - lo).max()) + 1
-    rows = max(1, _BLANKET_CHUNK // L)
-    j = np.arange(L)[None, :]
-    for i0 in range(0, S.size, rows):
-        sl = slice(i0, i0 + rows)
-        T = lo[sl, None] + j
-        valid = T <= hi[sl, None]
-        T = np.where(valid, T, hi[sl, None])
-        Sb = np.broadcast_to(S[sl, None], T.shape)
-        a = np.floor((gamma * al * T - Sb * (1.0 - gamma)) / (al * (1.0 + gamma))) + 1.0  # x* ≥ 0 since γ ≥ 1
-        inner = valid & (a <= T)  # a > T: empty half-line, the row adds 0
-        a = np.clip(a, 1.0, T)  # placeholder outside ``inner``
-        g0, pj, anchor, idx, m_g0 = _pascal_tails(T, a, inner)
-        lwa = np.zeros(T.shape)
-        lwa[anchor] = _log_binom_pmf(T[anchor], Sb[anchor], p)
-        with np.errstate(divide="ignore", invalid="ignore"):  # cells outside ``inner``/``valid`` are masked
-            lw_inc = np.log((Sb - T) / (T + 1.0)) + math.log(p / (1.0 - p))
-            lw = _seg_cumsum(np.where(valid & (T < Sb), lw_inc, 0.0), idx, lwa)
-            X = al * (1.0 + gamma) * (T - a + 1.0) * pj / 2.0
-            Y = (gamma - 1.0) * (Sb + al * T / 2.0) * g0
-            val = X - Y
-            if upper:
-                eta = 1e-12 * (T + Sb) / al  # rounding of x*: the cell a − 1 or a may be misplaced
-                val = (val + 1e-11 * (X + np.abs(Y)) + (gamma - 1.0) * (Sb + al * T / 2.0) * m_g0
-                       + al * (1.0 + gamma) * eta * np.maximum(pj, pj * (T - a + 1.0) / a))
-            val = np.where(inner, np.maximum(val, 0.0), 0.0)
-            w = np.exp(lw) * (k / (d * Sb)) * ((1.0 + 1e-10) if upper else 1.0)
-            out[sl] += np.sum(np.where(valid, w * val, 0.0), axis=1)
-    return np.minimum(out, 1.0)
-
-
-def _blanket_delta(e0: float, k: int, n: int, eps: float, *, blocks: int = BLANKET_BLOCKS,
-                   tail: float = 1e-20, need: str = "upper") -> tuple[float, float]:
-    """(upper, lower) on E_{M ~ Bin(n − 1, k/d)} δ_M(ε), δ_M = the pair "target + M uniform reports".
-
-    δ_M is non-increasing in M (one more independent uniform report is post-processing), so blocks
-    of M bracket the expectation: upper Σ P(block)·δ_{first M} + P(M outside the window); lower
-    Σ P(block)·δ_{first M of the next block}. ``need`` = "upper", "lower" or "both".
-    """
-    if eps >= e0:  # the blanket pair is ε0-DP (it is post-processing of the target's report)
-        return 0.0, 0.0
-    r, N = k / (math.exp(e0) + k - 1), n - 1
-    lo, hi, outside = (float(x[0]) for x in _binom_range(np.array([float(N)]), r, tail))
-    starts, nxt, w, _ = _mass_blocks(N, r, lo, hi, blocks)
-    g = math.exp(min(eps, 700.0))
-    up = low = math.nan
-    if need in ("upper", "both"):
-        up = min(1.0, float(np.dot(w, _blanket_S_delta(e0, k, starts + 1.0, g, tail))) + outside)
-    if need in ("lower", "both"):
-        low = float(np.dot(w, _blanket_S_delta(e0, k, nxt + 1.0, g, tail, upper=False)))
-    return up, low
-
-
-def _blanket_tail(delta: float) -> float:
-    """Window tail for :func:`_blanket_delta` at a target δ: the outside mass it adds is ≪ δ."""
-    return max(1e-300, min(1e-12, 1e-6 * delta))
-
-
-def blanket_pair_delta(randomizer: Randomizer, n: int, epsilon, *, bound: str = "upper",
-                       blocks: int = BLANKET_BLOCKS):
-    """δ(ε) of the privacy blanket evaluated exactly: ≥ δ(ε) of every neighbouring pair (k-RR).
-
-    Every k-RR report is W_x = (k/d)·Uniform(k symbols) + (1 − k/d)·(point mass at x),
-    d = e^{ε0} + k − 1 (the "privacy blanket" of Balle, Bell, Gascón & Nissim 2019). Conditioning
-    on which of the other n − 1 users report from the blanket (M ~ Bin(n − 1, k/d) of them) and on
-    the others' point masses (a known shift of the histogram), joint convexity of the hockey-stick
-    divergence gives, for **every** configuration of the other users' inputs,
-    δ(ε) ≤ E_M δ_M(ε), δ_M = the pair "target 1 vs 0 + M uniform reports", which is evaluated
-    exactly (two incomplete-beta tails per count in {0, 1}; see ``_blanket_S_delta``) and
-    bracketed over blocks of M (δ_M is non-increasing in M: one more uniform report is
-    post-processing). BBGN19 bound the same expectation by Bennett's inequality
-    (:func:`blanket_delta`); this is its exact value, and it is never above the k-RR clone pair
-    (:func:`dominating_pair_delta`: the blanket pair is a post-processing of it). For k-RR with
-    k ≥ 3 it meets the third-symbol pair (an actual pair, :func:`third_symbol_epsilon`) to
-    ≈ 1e-4 in ε at n ≥ 10⁴: then the worst case is pinned (see :func:`worst_case_epsilon`).
-
-    Parameters
-    ----------
-    randomizer : Randomizer
-        From :func:`binary_rr` or :func:`k_rr`.
-    n : int
-        Users, 2 ≤ n ≤ :data:`MAX_USERS`.
-    epsilon : float or array_like
-    bound : {"upper", "lower"}
-        The certified upper end, or the lower end of the block discretisation (its error bar).
-    blocks : int
-        Blocks of M, 1 … :data:`BLANKET_BLOCKS_LIMIT` (the bracket's width shrinks like 1/blocks).
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import k_rr
-    >>> up = blanket_pair_delta(k_rr(2.0, 3), 10_000, 0.1)
-    >>> lo = blanket_pair_delta(k_rr(2.0, 3), 10_000, 0.1, bound="lower")
-    >>> bool(lo <= up)
-    True
-    """
-    R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=2, high=MAX_USERS)
-    if bound not in ("upper", "lower"):
-        raise ValueError(f"bound must be 'upper' or 'lower'; got {bound!r}")
-    blocks = check_int(blocks, "blocks", low=1, high=BLANKET_BLOCKS_LIMIT)
-    eps = check_real_array(epsilon, "epsilon")
-    if R.krr is None:
-        raise ValueError("the privacy blanket is implemented for k-ary randomized response (binary_rr / k_rr); "
-                         f"got the custom randomizer {R.name!r}")
-    e0, k = R.krr
-    i = 0 if bound == "upper" else 1
-    out = np.array([_blanket_delta(e0, k, n, float(e), blocks=blocks, tail=1e-22, need=bound)[i]
-                    for e in eps.ravel()]).reshape(eps.shape)
-    return float(out) if out.ndim == 0 else out
-
-
-def _blanket_epsilon(R: Randomizer, n: int, delta: float, hi: float, blocks: int = 4 * BLANKET_BLOCKS) -> float:
-    """Smallest ε ≤ ``hi`` found with blanket upper δ(ε) ≤ δ (certified); ``hi`` if none below it."""
-    e0, k = R.krr
-    tail = _blanket_tail(delta)
-
-    def f(e):
-        return math.log(max(_blanket_delta(e0, k, n, e, blocks=blocks, tail=tail)[0], 1e-300)) - math.log(delta)
-
-    if f(0.0) <= 0:
-        return 0.0
-    if f(hi) > 0:
-        return hi
-    root = float(optimize.brentq(f, 0.0, hi, xtol=1e-9, rtol=1e-6))
-    while f(root) > 0:  # step onto the feasible side
-        root = min(hi, root + 1e-6 * max(1e-3, root))
-    return root
-
 
 def _krr_third_lower(R: Randomizer, n: int, delta: float, cells_max: int) -> tuple[float, str]:
     """ε(δ) of the third-symbol pair (others at symbol 2): exact on the grid where it fits, else the
@@ -590,6 +228,7 @@ def _krr_third_lower(R: Randomizer, n: int, delta: float, cells_max: int) -> tup
     name = "third-symbol pair (others at symbol 2" + (")" if R.inputs == 3 else
                                                        "; outputs ≠ 0, 1 merged: a lower value)")
     return third_symbol_epsilon(R, n, delta), name
+
 
 
 def _krr_bracket(R: Randomizer, n: int, delta: float, rtol: float, lower: float) -> tuple[float, str] | None:
@@ -611,260 +250,14 @@ def _krr_bracket(R: Randomizer, n: int, delta: float, rtol: float, lower: float)
     return None
 
 
-# -- binary inputs: certified branch and bound over k ---------------------------------------------
-def _swap_symmetric(R: Randomizer) -> bool:
-    """Binary inputs: W1 is W0 reversed (binary RR), so the pairs k and n − 1 − k are mirror images."""
-    return bool(np.allclose(R.W1, R.W0[::-1], rtol=0, atol=1e-15))
 
-
-def _clone_upper_delta(R: Randomizer, n: int, eps: np.ndarray) -> np.ndarray:
-    """min(k-RR clone pair, FMT21 clone pair) upper δ at each ε: both bound every data set."""
-    u, v, r, _ = _krr_params(R)
-    e_loc = R.local_epsilon
-    a = 1.0 / (1.0 + math.exp(-e_loc))
-    return np.array([min(_dominating_delta(u, v, r, n - 1, float(e), need="upper")[0],
-                         _dominating_delta(a, 1.0 - a, math.exp(-e_loc), n - 1, float(e), need="upper")[0])
-                     for e in eps])
-
-
-def _binary_groups(R: Randomizer) -> tuple[float, float] | None:
-    """(w0, w1): the two inputs' probabilities of the high-ratio group, for the branch and bound."""
-    if R.inputs != 2 or R.grouped().K != 2:
-        return None
-    Rg = R.grouped()
-    w0, w1 = float(Rg.W0[1]), float(Rg.W1[1])
-    return (w0, w1) if 0.0 < w0 < 1.0 and 0.0 < w1 < 1.0 else None
-
-
-def _block_pair(R: Randomizer, n: int, a: int, b: int, t: float):
-    """A pair whose profile bounds that of every pair k ∈ [a, b] (see :func:`_binary_sweep`); its slack t."""
-    from .exact import _pair_from_others, shuffled_pair
-
-    if a == b:
-        return shuffled_pair(R, n, k=a, cache=False), 0.0
-    w0, w1 = _binary_groups(R)
-    wm = b - a
-    gam = 1.0 - abs(w1 - w0)  # mass common to Ber(w0) and Ber(w1): a coin Ber(c) with probability gam
-    c = min(w0, w1) / gam
-    m0 = int(stats.binom.ppf(t, wm, gam)) if t > 0 else 0  # P(M < m0) ≤ t, M ~ Bin(b − a, gam)
-    others = [(n - 1 - b, w0), (a, w1)] + ([(m0, c)] if m0 > 0 else [])
-    return (_pair_from_others(R, others, w0, w1, n=n, k=a, method=f"block bound k ∈ [{a}, {b}]"),
-            t if m0 > 0 else 0.0)
-
-
-def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: float, max_pairs: int):
-    """Certified maximum over the pairs k = 0 … n − 1 of a privacy quantity (binary inputs).
-
-    The model's pairs are "target 0 vs 1, k of the other n − 1 users hold 1" (k = 0 … n − 1; for a
-    randomizer symmetric under swapping the inputs, k and n − 1 − k are mirror images, so
-    k ≤ (n − 1)/2). For a block k ∈ [a, b] every such data set contains a common part: a users at 1
-    and n − 1 − b at 0; each of the b − a others reports, with probability γ = 1 − |w1 − w0|, a coin
-    Ber(c) (c = min(w0, w1)/γ), and otherwise a value fixed by its input. Conditioning on which
-    of them are coins (M ~ Bin(b − a, γ), the same law for every k in the block) and on the fixed
-    values (a shift of the count, which changes nothing), joint convexity of the hockey-stick
-    divergence gives δ_k(ε) ≤ E_M δ_{A + Bin(M, c)}(ε) ≤ P(M < m0) + δ_{A + Bin(m0, c)}(ε), since
-    adding a coin is post-processing (δ non-increasing in M). So one exact pair bounds a whole
-    block. Blocks are swept from k = 0 with growing widths; a block whose bound is ≤ the best exact
-    single-k value (× (1 + rtol), + atol) is done, otherwise it is narrowed down to single k
-    (exact). Returns (lower, upper, k attaining lower, pairs evaluated, closed): the worst case is
-    in [lower, upper] — lower attained by the pair k, upper ≥ every pair's value (entrywise).
-    """
-    sym = _swap_symmetric(R)
-    kmax = (n - 1) // 2 if sym else n - 1
-    lower = kl = None
-    evals = 0
-
-    def exact_at(k: int) -> np.ndarray:
-        nonlocal lower, kl, evals
-        v = np.asarray(value(*_block_pair(R, n, k, k, t)), dtype=float)
-        evals += 1
-        if lower is None:
-            lower, kl = v.copy(), np.full(v.shape, k)
-        else:
-            m = v > lower
-            lower[m], kl[m] = v[m], k
-        return v
-
-    ends = sorted({*range(0, min(kmax, 15) + 1), *(() if sym else range(max(0, kmax - 15), kmax + 1))})
-    for k in ends:  # the ends: every pair (the maximum is often at a small k > 0, or n − 1 − small k)
-        exact_at(k)
-    upper = lower.copy()
-    lo_k, hi_k = 16, kmax if sym else kmax - 16  # the rest, swept from both ends toward the middle
-    if sym:
-        halves = [(lo_k, hi_k, 1)]
-    else:
-        mid = (lo_k + hi_k) // 2
-        halves = [(lo_k, mid, 1), (hi_k, mid + 1, -1)]
-    closed = True
-    for start, stop, step in halves:
-        a, w = start, 2
-        hist: list[tuple[int, float]] = []  # (width, worst ratio bound / threshold) of the last blocks
-        aim = 1.0 - 0.25 * rtol / (1.0 + rtol)  # just under the threshold, in units of it
-        while (a <= stop) if step > 0 else (a >= stop):
-            if evals >= max_pairs:  # budget spent: one block bound for the rest (still certified)
-                v = np.asarray(value(*_block_pair(R, n, min(a, stop), max(a, stop), t)), dtype=float)
-                upper, closed = np.maximum(upper, v), False
-                evals += 1
-                break
-            b = min(stop, a + w - 1) if step > 0 else max(stop, a - w + 1)
-            if b == a:
-                upper = np.maximum(upper, exact_at(a))
-                a, w = a + step, 2
-                continue
-            v = np.asarray(value(*_block_pair(R, n, min(a, b), max(a, b), t)), dtype=float)
-            evals += 1
-            thr = lower * (1.0 + rtol) + atol
-            ok = bool(np.all(v <= thr))
-            wb = abs(b - a)
-            hist = (hist + [(wb, float(np.max(v / np.maximum(thr, 1e-300))))])[-2:]
-            # next width: the block bound grows about linearly in the width (users taken out of the exact
-            # part); a secant through the last two blocks aims just under the threshold (a guess only —
-            # every block is still checked), else grow ×1.5 / halve
-            guess = None
-            if len(hist) == 2 and hist[0][0] != hist[1][0]:
-                slope = (hist[1][1] - hist[0][1]) / (hist[1][0] - hist[0][0])
-                if slope > 0:
-                    guess = int((aim - (hist[1][1] - slope * hist[1][0])) / slope)
-            if ok:
-                upper = np.maximum(upper, v)
-                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 3 * wb + 2)
-                a, w = b + step, max(1, nxt)
-            else:
-                w = max(1, w // 2 if guess is None else min(max(guess, wb // 4), wb // 2 + 1))
-    return lower, np.maximum(upper, lower), kl, evals, closed
-
-
-# -- exact pairs with all other users at one symbol -------------------------------------------
-def pure_pair(randomizer: Randomizer, n: int, *, others: int):
-    """The exact pair "target 0 → 1, all n − 1 other users hold symbol ``others``".
-
-    With H_n = Mult(n, W_s) (s = ``others``), the laws with the target at b are
-    H_n(N)·(1/n) Σ_y N_y W_b(y)/W_s(y) (the paper's canonical likelihood-ratio identity with
-    reference symbol s), evaluated on the histogram grouped into {0}, {1}, {s}, {the rest}
-    (sufficient: W_0, W_1 and W_s are constant on each group). ``others=0`` is the canonical pair;
-    ``others=2`` the third-symbol pair of k-RR.
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import k_rr
-    >>> round(pure_pair(k_rr(2.0, 3), 1000, others=2).epsilon(1e-6), 4)
-    0.372
-    """
-    from .exact import GRID_CELL_LIMIT, ShuffledPair, _grid_counts
-
-    R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=1, high=MAX_USERS)
-    s = check_int(others, "others", low=0, high=R.inputs - 1)
-    if R.krr is None and s > 1:
-        raise ValueError(f"others must be 0 or 1 for a custom binary-input randomizer; got {others!r}")
-    if R.krr is not None:
-        e0, k = R.krr
-        d = math.exp(e0) + k - 1
-        Ws = np.full(k, 1.0 / d)
-        Ws[s] = math.exp(e0) / d
-    else:
-        Ws = R.W1 if s == 1 else R.W0
-    groups = sorted({0, 1, s})
-    labels = np.full(R.K, len(groups))
-    for g, y in enumerate(groups):
-        labels[y] = g
-    G = int(labels.max()) + 1
-    cells = (n + 1) ** (G - 1)
-    if cells > GRID_CELL_LIMIT:
-        raise ValueError(f"n must satisfy (n + 1)^{G - 1} <= {GRID_CELL_LIMIT} for the exact pure-configuration "
-                         f"pair with {G} groups; got n={n}")
-    ws = np.bincount(labels, weights=Ws, minlength=G)
-    r0 = np.bincount(labels, weights=R.W0, minlength=G) / ws  # W_0/W_s, constant on each group
-    r1 = np.bincount(labels, weights=R.W1, minlength=G) / ws
-    counts, valid = _grid_counts(n, G)
-    counts = counts[valid]
-    lgam = special.gammaln(np.arange(n + 2) + 1.0)
-    with np.errstate(divide="ignore"):
-        logh = lgam[n] - lgam[counts].sum(axis=1) + counts @ np.log(ws)
-        logq = logh + np.log(counts @ r0 / n)
-        logp = logh + np.log(counts @ r1 / n)
-    return ShuffledPair(R, n, 0, 1, logp, logq, counts, 0.0, 0.0, f"pure configuration (others at {s}, {G} groups)")
-
-
-
-# -- the third-symbol pair at any n (k-RR, k ≥ 3) ------------------------------------------------
-def _third_symbol_delta(R: Randomizer, n: int, eps: float) -> float:
-    """δ(ε) of the third-symbol pair with the outputs ≠ 0, 1 merged (a lower value, exact for k = 3).
-
-    Others at symbol 2: each other report is 0 or 1 w.p. 1/d each (a "clone" given it lands in
-    {0, 1}), so with T = N_0 + N_1 and C ~ Bin(n − 1, 2/d) the clones among the others,
-    P(T, N_1) = Pr(C = T)·w·Bin(N_1; T, ½) + Pr(C = T − 1)·[u·Bin(N_1 − 1; T − 1, ½) + v·Bin(N_1; T − 1, ½)],
-    w = (k − 2)/d (target outside {0, 1}), Q swaps u and v. Divided by Bin(N_1; T, ½), both are
-    linear in N_1 (Bin(N_1 − 1; T − 1)/Bin(N_1; T) = 2N_1/T, Bin(N_1; T − 1)/Bin(N_1; T) = 2(T − N_1)/T),
-    so P − γQ > 0 on a half-line of N_1 and each T costs two binomial tails: O(√n) per ε. Merging
-    the outputs ≠ 0, 1 is post-processing (exact for k = 3, where only symbol 2 is left); T outside
-    mean ± 9 sd is dropped and the threshold used gives a lower value of the supremum, so the
-    result is never above the pair's true δ — a valid lower end for the worst case.
-    """
-    u, v, r, k = _krr_params(R)
-    w = 1.0 - u - v
-    gamma = math.exp(min(eps, 700.0))
-    N = n - 1
-    mean, sd = N * r, math.sqrt(N * r * (1 - r))
-    lo = max(1, int(math.floor(mean - 9 * sd - 9)))  # dropping T beyond ±9 sd only lowers δ (a lower value)
-    hi = min(N + 1, int(math.ceil(mean + 9 * sd + 10)))
-    T = np.arange(lo, hi + 1, dtype=float)
-    a_T = stats.binom.pmf(T, N, r) * w  # C = T: the target is outside {0, 1}
-    z_T = stats.binom.pmf(T - 1, N, r)  # C = T − 1: the target is in {0, 1}
-    # per cell, divided by Bin(N_1; T, ½): P = a + z(2u N_1 + 2v (T − N_1))/T, Q = a + z(2v N_1 + 2u (T − N_1))/T
-    cP, sP = a_T + 2 * v * z_T, 2 * (u - v) * z_T / T  # P = cP + sP·N_1
-    cQ, sQ = a_T + 2 * u * z_T, -2 * (u - v) * z_T / T
-    alpha, beta = cP - gamma * cQ, sP - gamma * sQ  # P − γQ = α + β N_1, β > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x0 = np.where(beta > 0, np.floor(-alpha / beta) + 1, T + 1)
-    a = np.clip(x0, 0, T + 1)  # any threshold gives a lower value of the supremum
-    # Σ_{N_1 ≥ a} Bin(N_1; T, ½) = g and Σ_{N_1 ≥ a} N_1 Bin(N_1; T, ½) = (T/2)·g + (T − a + 1)·p/2
-    # (p = Bin(a − 1; T, ½)), by the Pascal recurrences along T; a ≤ 0: (1, T/2), a > T: (0, 0)
-    inner = (a >= 1) & (a <= T)
-    g, p, _, _, _ = _pascal_tails(T[None, :], np.clip(a, 1, T)[None, :], inner[None, :])
-    tail0 = np.where(inner, g[0], (a <= 0).astype(float))
-    tail1 = np.where(inner, 0.5 * T * g[0] + 0.5 * (T - a + 1.0) * p[0], np.where(a <= 0, 0.5 * T, 0.0))
-    return float(np.sum(np.maximum(alpha * tail0 + beta * tail1, 0.0)))
-
-
-def third_symbol_epsilon(randomizer: Randomizer, n: int, delta: float) -> float:
-    """ε(δ) of the third-symbol pair of k-RR (outputs ≠ 0, 1 merged): exact for k = 3, a lower value for k > 3.
-
-    Either way a valid *lower* end of the worst case over data sets, at any n (O(√n) per ε).
-
-    Examples
-    --------
-    >>> from dpexplore.shuffle import k_rr
-    >>> round(third_symbol_epsilon(k_rr(2.0, 3), 1000, 1e-6), 4)  # = pure_pair(..., others=2)
-    0.372
-    """
-    R = _check_randomizer(randomizer)
-    n = check_int(n, "n", low=2, high=MAX_USERS)
-    delta = check_delta(delta)
-    if R.krr is None or R.inputs < 3:
-        raise ValueError(f"randomizer must be k-RR with k >= 3 for the third-symbol pair; got {R.name!r}")
-    e0 = R.krr[0]
-    def f(e):  # in log δ: δ spans many decades between 0 and ε0, where a root search on δ itself crawls
-        return math.log(max(_third_symbol_delta(R, n, e), 1e-300)) - math.log(delta)
-
-    if f(0.0) <= 0:
-        return 0.0
-    if f(e0) > 0:
-        return e0
-    root = float(optimize.brentq(f, 0.0, e0, xtol=1e-9, rtol=1e-6))
-    # step to the infeasible side with room for the rounding of δ (≲ 1e-11 relative): a lower end
-    while root > 0 and f(root) <= 1e-9:
-        root = max(0.0, root - 1e-6 * max(1e-3, root))
-    return root
-
-
-# -- exhaustive enumeration ----------------------------------------------------------------------
 def _krr_matrix(R: Randomizer) -> np.ndarray:
     e0, k = R.krr
     d = math.exp(e0) + k - 1
     W = np.full((k, k), 1.0 / d)
     np.fill_diagonal(W, math.exp(e0) / d)
     return W
+
 
 
 def _dense_law(inputs: list[int], W: np.ndarray, n: int) -> np.ndarray:
@@ -880,6 +273,7 @@ def _dense_law(inputs: list[int], W: np.ndarray, n: int) -> np.ndarray:
             new[dst] += W[x, y] * L[src]
         L = new
     return L.ravel()
+
 
 
 def _krr_configs(n_others: int, k: int):
@@ -898,6 +292,7 @@ def _krr_configs(n_others: int, k: int):
                 yield (c0, c1, *rest)
 
 
+
 def _exhaustive_krr_feasible(n: int, k: int) -> bool:
     if k > 4 or (n + 1) ** k > 100_000:
         return False
@@ -905,9 +300,8 @@ def _exhaustive_krr_feasible(n: int, k: int) -> bool:
     return (n + 1) ** k * n * k * configs <= _EXH_GRID_WORK
 
 
-def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
-    from .exact import shuffled_pair
 
+def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
     best, arg, self_k = -1.0, "", None
     if R.inputs == 2:
         sym = _swap_symmetric(R)
@@ -926,11 +320,11 @@ def _exhaustive(R: Randomizer, n: int, delta: float) -> tuple[float, str]:
         others = [s for s, c in enumerate(cfg) for _ in range(c)]
         P = _dense_law(others + [1], W, n)
         Q = _dense_law(others + [0], W, n)
-        from dpexplore.core.privacy_curves import exact_epsilon as _pq_eps
         e = max(_pq_eps(P, Q, delta), _pq_eps(Q, P, delta))
         if e > best:
             best, arg = e, f"others' input counts {cfg}"
     return best, arg, None
+
 
 
 def _exhaustive_ok(R: Randomizer, n: int, max_n: int = EXHAUSTIVE_BINARY_MAX_N) -> bool:
@@ -939,7 +333,7 @@ def _exhaustive_ok(R: Randomizer, n: int, max_n: int = EXHAUSTIVE_BINARY_MAX_N) 
     return _exhaustive_krr_feasible(n, R.inputs)
 
 
-# -- public entry points -------------------------------------------------------------------------
+
 def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
                        max_grid_cells: int | None = None, lower: bool = True,
                        exhaustive_max_n: int = EXHAUSTIVE_BINARY_MAX_N, rtol: float = BNB_RTOL,
@@ -990,8 +384,6 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
     >>> w.lower <= w.epsilon and w.lower >= 0.3719
     True
     """
-    from .exact import GRID_CELL_LIMIT, shuffled_pair
-
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=2, high=MAX_USERS)
     delta = check_delta(delta)
@@ -1051,8 +443,6 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
         # (4-RR, ε0 = 1, n = 10⁵); for k = 2 the dominating pair is the exact value of what it bounds, so it
         # is skipped. Closed form in M: cheap, so it goes first and bounds the clone pairs' root searches.
         if R.inputs >= 3:
-            from .bounds import _blanket_bennett_delta, _smallest_feasible_epsilon
-
             kk = R.krr[1]
             ub = _smallest_feasible_epsilon(lambda x: _blanket_bennett_delta(e_loc, n, kk, x), e_loc, delta)
             if ub < eps:
@@ -1089,6 +479,7 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
                             pairs_evaluated=0 if bnb is None else bnb[3])
 
 
+
 def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells: int | None = None,
                      lower: bool = True, rtol: float = BNB_RTOL,
                      max_pairs: int = BNB_MAX_PAIRS) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -1111,8 +502,6 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     >>> ex and bool(np.all(up == lo)) and bool(up[0] > up[1])
     True
     """
-    from .exact import GRID_CELL_LIMIT, shuffled_pair
-
     R = _check_randomizer(randomizer)
     n = check_int(n, "n", low=2, high=MAX_USERS)
     eps = np.atleast_1d(check_real_array(epsilon, "epsilon"))
@@ -1153,8 +542,6 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
     if R.krr is not None:
         up = _clone_upper_delta(R, n, eps)  # with FMT21's clone pair (see worst_case_epsilon)
         if R.inputs >= 3:  # the exact blanket: 8 blocks of M, 32 where that is not within rtol of the lower end
-            from .bounds import _blanket_bennett_delta
-
             e0, k = R.krr
             up = np.minimum(up, _blanket_bennett_delta(e_loc, n, k, eps))  # BBGN19 (cheap; every data set)
             for i, e in enumerate(eps):
@@ -1171,3 +558,81 @@ def worst_case_delta(randomizer: Randomizer, n: int, epsilon, *, max_grid_cells:
         up = np.ones(eps.shape)
     up = np.where(eps >= e_loc, 0.0, up)
     return np.maximum(up, lower), np.minimum(lower, up), False
+
+
+
+def exact_delta(randomizer: Randomizer, n: int, epsilon, *, k: int | None = None, messages: int = 1,
+                direction: str = "max"):
+    """Exact δ(ε) of the shuffled histogram: worst case over data sets, or one named pair.
+
+    Parameters
+    ----------
+    randomizer : Randomizer
+    n : int
+        Number of users.
+    epsilon : float or array_like
+        ε ≥ 0.
+    k : int or None
+        None (default): the **worst case over all neighbouring data sets**
+        (:func:`dpexplore.shuffle.worst_case_delta`; its certified upper end where the
+        enumeration is not exhaustive). An int: the pair (T_{n,k}, T_{n,k+1}) — k users of the
+        others hold 1 (k = 0: the canonical pair).
+    messages : int
+        Unbundled messages per user (binary outputs; needs an explicit pair ``k``).
+    direction : {"max", "forward", "reverse"}
+        For a named pair: two-sided maximum (default), H_{e^ε}(T_{n,k+1} ‖ T_{n,k}) or the reverse.
+
+    Returns
+    -------
+    float or ndarray
+        δ (plus a ≈ 1e-40 window-truncation term that keeps it an upper bound).
+
+    References
+    ----------
+    Shvets (2026), arXiv:2602.09029, exact finite-n curves for binary outputs.
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> d = exact_delta(binary_rr(1.0), 1000, [0.1, 0.2])
+    >>> bool(d[0] > d[1] > 0)
+    True
+    """
+    if k is None:
+        _need_pair_for_messages(messages, direction)
+        up = worst_case_delta(randomizer, n, epsilon, lower=False)[0]
+        return float(up[0]) if np.ndim(epsilon) == 0 else up.reshape(np.shape(epsilon))
+    return shuffled_pair(randomizer, n, k=k, messages=messages).delta(epsilon, direction)
+
+
+def _need_pair_for_messages(messages, direction) -> None:
+    m = check_int(messages, "messages", low=1, high=MAX_MESSAGES)
+    if m != 1:
+        raise ValueError(f"messages > 1 needs an explicit pair k (the worst case over data sets is implemented for "
+                         f"one message per user); got messages={messages!r}")
+    if direction != "max":
+        raise ValueError(f"direction must be 'max' for the worst case over data sets (pass k= for one pair's "
+                         f"directions); got {direction!r}")
+
+
+def exact_epsilon(randomizer: Randomizer, n: int, delta: float, *, k: int | None = None, messages: int = 1,
+                  direction: str = "max") -> float:
+    """Exact ε(δ): by default the worst case over all neighbouring data sets; ``k=`` for one pair.
+
+    Without ``k`` this is :func:`dpexplore.shuffle.worst_case_epsilon` ``(...).epsilon``: the
+    maximum over every neighbouring pair where that enumeration is affordable, otherwise a
+    certified upper bound (never below the worst case) — see that function for the method and its
+    lower end. With ``k`` it is the pair (T_{n,k}, T_{n,k+1}) (k = 0: the canonical pair).
+
+    Examples
+    --------
+    >>> from dpexplore.shuffle import binary_rr
+    >>> round(exact_epsilon(binary_rr(4.0), 100_000, 1e-6, k=0), 4)  # the canonical pair
+    0.0847
+    >>> exact_epsilon(binary_rr(4.0), 100_000, 1e-6) >= 0.0847  # worst case over data sets
+    True
+    """
+    if k is None:
+        _need_pair_for_messages(messages, direction)
+        return worst_case_epsilon(randomizer, n, delta, lower=False).epsilon
+    return shuffled_pair(randomizer, n, k=k, messages=messages).epsilon(delta, direction)
