@@ -9,13 +9,13 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from dataclasses import dataclass
 
 import numpy as np
 
+from dpexplore.core.csvsafe import safe_writer
 from dpexplore.core.validation import check_delta, check_int
 
 from ._validate import check_real_array
@@ -77,7 +77,7 @@ class PrivacyProfile:
     def to_csv(self) -> str:
         """CSV, one row per grid point: ``kind,x,upper,lower`` (kind ``delta_of_epsilon``/``epsilon_of_delta``)."""
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = safe_writer(buf, lineterminator="\n")  # text cells that a spreadsheet would run as formulas are escaped
         w.writerow(["# " + self.randomizer, f"n={self.n}", f"exhaustive={self.exhaustive}", self.method])
         w.writerow(["kind", "x", "upper", "lower"])
         for e, u, lo in zip(self.epsilons, self.delta_upper, self.delta_lower):
