@@ -40,6 +40,6 @@ def dask_client():
     A worker process, so the experiments' trial functions really travel by pickle, as on a cluster.
     """
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=50) as cluster, distributed.Client(cluster) as client:
         yield client

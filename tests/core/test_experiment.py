@@ -184,7 +184,7 @@ def test_dask_local_cluster_same_numbers():
     distributed = pytest.importorskip("distributed")
     import joblib
 
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cl, \
             distributed.Client(cl), joblib.parallel_config(backend="dask"):
         on_dask = demo(n_jobs=-1)
     assert np.array_equal(on_dask.values, demo().values)
