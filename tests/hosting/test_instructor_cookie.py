@@ -104,6 +104,8 @@ def test_the_access_log_line_of_the_exchange_hides_the_token(caplog):
         assert r.code == 302
         lines = [rec.getMessage() for rec in caplog.records if rec.name == "tornado.access"]
         assert lines and all(case.token not in line for line in lines)
-        assert any("instructor=<redacted>" in line for line in lines)
+        # the handler writes instructor=<redacted>; where hosting.connections' log scrubber is installed
+        # (any test that started a hardened server in this process) the whole query is [scrubbed]
+        assert any("instructor=<redacted>" in line or "?[scrubbed]" in line for line in lines)
     finally:
         case.tearDown()
