@@ -25,8 +25,8 @@ from .dashboard import Dashboard, Panel
 __all__ = ["CompositionDashboard", "split_figure", "total_figure"]
 
 ACC_NAMES = {"basic": "basic: add the ε's", "advanced": "advanced composition (Dwork–Rothblum–Vadhan)",
-             "zcdp": "zCDP (Bun–Steinke)", "rdp": "Rényi DP (dp_accounting)",
-             "pld": "privacy-loss distribution (dp_accounting)", "exact": "exact (k Gaussians = √k·μ-GDP)"}
+             "zcdp": "zCDP (Bun–Steinke)", "rdp": "Rényi DP (dp-accounting)",
+             "pld": "privacy-loss distribution (dp-accounting)", "exact": "exact (k Gaussians = √k·μ-GDP)"}
 ACC_COLORS = {"basic": F.COLORS[1], "advanced": F.COLORS[4], "zcdp": F.COLORS[3], "rdp": F.COLORS[5],
               "pld": F.COLORS[0], "exact": F.COLORS[6]}
 AUDIT_RUNS = 20_000
