@@ -26,6 +26,7 @@ __all__ = [
     "plain_text",
     "fmt",
     "short_title",
+    "short_name",
     "describe_series",
     "summarize",
     "table_rows",
@@ -104,6 +105,23 @@ def short_title(text: object) -> str:
     return s or plain_text(text)
 
 
+_MEASURED = re.compile(r"\(measured[^()]*\)")
+_KIND = re.compile(r"\[(exact|bound|rate|approximation|certified)\b[^\[\]]*\]")
+
+
+def short_name(name: object) -> str:
+    """A legend name as said in a summary: the kit's long qualifiers cut to their first word (the data
+    table keeps the whole name).
+
+    Examples
+    --------
+    >>> short_name("LOP (measured, mean ± 95% CI over 3 trials)"), short_name("ε0 [bound, Thm 1.1]")
+    ('LOP (measured)', 'ε0 [bound]')
+    """
+    s = _MEASURED.sub("(measured)", plain_text(name))
+    return _KIND.sub(lambda m: f"[{m.group(1)}]", s)
+
+
 def fmt(v: object) -> str:
     """A number with 3 significant digits (integers as they are); anything else as text.
 
@@ -160,7 +178,7 @@ def describe_series(s: Series) -> str:
     >>> describe_series(Series("bound", [1, 2, 3], [1, 3, 2], x_title="n"))
     'bound: goes from 1 at n = 1 to 2 at n = 3 (highest 3 at n = 2, lowest 1 at n = 1)'
     """
-    name = plain_text(s.name) or "a series"
+    name = short_name(s.name) or "a series"
     xt, yt = short_title(s.x_title) or "x", short_title(s.y_title)
     what = f"{yt} " if yt else ""
     if s.kind == "heatmap":

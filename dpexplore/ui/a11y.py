@@ -73,6 +73,8 @@ A11Y_CSS = (
     # a visible keyboard focus everywhere
     "#rendered_cells :focus-visible,.jupyter-widgets :focus-visible,.noUi-handle:focus{outline:3px solid #0072B2 "
     "!important;outline-offset:2px !important;box-shadow:0 0 0 5px rgba(255,255,255,0.9)}"
+    # the accordion header's grey (--jp-ui-font-color2 on --jp-layout-color2) is 4.45:1: darker
+    ".jupyter-widget-Collapse-header{color:var(--jp-ui-font-color1,#212121) !important}"
     # links told from text by more than colour (WCAG 1.4.1)
     "#rendered_cells a[href]{text-decoration:underline}"
     ".dpx-sr-only{position:absolute !important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"

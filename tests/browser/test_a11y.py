@@ -49,6 +49,12 @@ def _check(browser, server, query_page: str, *, min_plots: int = 0) -> None:
     found: dict = {}
 
     def audit(page, res):
+        toggles = page.locator(".dpx-data-toggle")
+        for i in range(toggles.count()):  # open every data table: axe checks their markup too
+            toggles.nth(i).click()
+        if toggles.count():
+            page.wait_for_function("(n) => document.querySelectorAll('.dpx-data table, .dpx-data-empty').length >= n",
+                                   arg=toggles.count(), timeout=60_000, polling=100)
         found["violations"] = run_axe(page)
         found["plots"] = page.evaluate(JS_PLOT_TEXT)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from .axe import describe, failing, require_axe, run_axe
 from .harness import JS_PLOT_SIG, VoilaServer, check_page, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +26,7 @@ MAX_TABS = 400
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     require_browser()
+    require_axe()
     poll_dir = tmp_path_factory.mktemp("kbd-polls")
     env = {**os.environ, "DPEXPLORE_POLL_DIR": str(poll_dir)}
     with VoilaServer(ROOT / "notebooks", cwd=ROOT, env=env) as srv:
@@ -100,6 +102,8 @@ def test_dashboard_by_keyboard_only(server, browser):
         page.wait_for_function("(v) => (document.getElementById('dpx-live') || {}).textContent"
                                ".includes(v.slice(0, 30))", arg=verdict, timeout=60_000)
         res.timings["verdict"] = verdict[:80]  # type: ignore[assignment]
+        bad = failing(run_axe(page))  # the preset note, the question and its verdict are checked too
+        assert not bad, describe(bad)
 
     res = check_page(browser, f"{server.url}/voila/render/{DASHBOARD}", actions=drive, min_plots=1)
     assert not res.failures, (res.failures, server.log()[-3000:])
@@ -122,8 +126,10 @@ def test_poll_answer_by_keyboard_only(server, browser):
         tab_to(page, ".dpx-poll-send")
         page.keyboard.press("Enter")
         page.locator(".dpx-poll-done").wait_for(timeout=60_000)
-        page.wait_for_function("() => (document.getElementById('dpx-live') || {}).textContent.trim().length > 0",
+        page.wait_for_function("() => /Sent/.test((document.getElementById('dpx-live') || {}).textContent)",
                                timeout=30_000)
+        bad = failing(run_axe(page))
+        assert not bad, describe(bad)
 
     res = check_page(browser, f"{server.url}/voila/render/{POLL}?join={created.code}", actions=drive)
     assert not res.failures, (res.failures, server.log()[-3000:])

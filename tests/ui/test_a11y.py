@@ -30,7 +30,7 @@ class Curves(Dashboard):
 def test_summary_and_table_follow_the_controls():
     d = Curves(query_string="", render=False, background=False)
     text = d.a11y.texts["line"]
-    assert text.summary_text.startswith("A line. mech (measured, mean ± 95% CI over 4 trials): error rises from 2 at "
+    assert text.summary_text.startswith("A line. mech (measured): error rises from 2 at "
                                         "ε = 1 to 5 at ε = 4")
     assert "flat [bound]: error stays at 2 from ε = 1 to ε = 4" in text.summary_text
     before = text.summary_text
