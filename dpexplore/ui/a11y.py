@@ -102,10 +102,19 @@ function liveRegion() {
     r.className = "dpx-sr-only";
     r.setAttribute("role", "status");
     r.setAttribute("aria-live", "polite");
-    r.setAttribute("aria-atomic", "true");
+    r.setAttribute("aria-atomic", "false");
+    r.setAttribute("aria-relevant", "additions text");
     document.body.appendChild(r);
   }
   return r;
+}
+
+function say(message) {  // each announcement its own node: a quick second one does not cut the first
+  const r = liveRegion();
+  const p = document.createElement("div");
+  p.textContent = message.slice(0, 600);
+  r.appendChild(p);
+  while (r.childNodes.length > 4) r.removeChild(r.firstChild);
 }
 
 function describe(el, target, tip) {  // the control's help text as its accessible description
@@ -170,7 +179,10 @@ function namePlots(root) {
 }
 
 const said = new WeakMap();  // per widget: the text last seen
-const T0 = performance.now();  // what the page shows while it loads (its first 3 s) is not announced
+// what the page shows while it loads (its first 3 s, before any key or click) is not announced
+const T0 = performance.now();
+let interacted = false;
+for (const ev of ["keydown", "pointerdown"]) document.addEventListener(ev, () => { interacted = true; }, true);
 function announce(root) {
   const now = new Map();
   for (const el of root.querySelectorAll(ANNOUNCED.join(","))) {
@@ -182,9 +194,9 @@ function announce(root) {
     if (said.get(key) === t) continue;
     const first = !said.has(key);
     said.set(key, t);
-    if (t && !(first && performance.now() - T0 < 3000)) parts.push(t);
+    if (t && !(first && !interacted && performance.now() - T0 < 3000)) parts.push(t);
   }
-  if (parts.length) liveRegion().textContent = parts.join(" ").slice(0, 600);
+  for (const t of parts) say(t);
 }
 
 function patch() {
@@ -196,15 +208,19 @@ function patch() {
 
 function install() {
   if (window.__dpxA11y) return;
-  window.__dpxA11y = true;
+  window.__dpxA11y = { runs: 0 };  // installed once per page; runs: how often the page was patched
   const style = document.createElement("style");
   style.id = "dpx-a11y-css";
   style.textContent = CSS;
   document.head.appendChild(style);
   liveRegion();
   let queued = false;
-  const run = () => { queued = false; try { patch(); } catch (e) { console.warn("dpexplore a11y:", e); } };
-  // setTimeout, not requestAnimationFrame: a page Chromium does not repaint runs no animation frames
+  const run = () => {
+    queued = false;
+    window.__dpxA11y.runs++;
+    try { patch(); } catch (e) { console.warn("dpexplore a11y:", e); }
+  };
+  // one patch per burst of DOM changes (60 ms debounce)
   new MutationObserver(() => { if (!queued) { queued = true; setTimeout(run, 60); } })
     .observe(document.body, { childList: true, subtree: true, characterData: true });
   run();
@@ -214,9 +230,9 @@ export default {
   render({ model, el }) {
     el.classList.add("dpx-a11y-bridge");
     install();
-    const say = () => { const m = model.get("message"); if (m) liveRegion().textContent = m; };
-    model.on("change:serial", say);
-    return () => model.off("change:serial", say);
+    const speak = () => { const m = model.get("message"); if (m) say(m); };
+    model.on("change:serial", speak);
+    return () => model.off("change:serial", speak);
   },
 };
 """

@@ -55,7 +55,6 @@ def wait_idle(page) -> None:
 
 def test_dashboard_by_keyboard_only(server, browser):
     def drive(page, res):
-        page.locator("body").click(position={"x": 1, "y": 1})  # start from the top, focus in the page
         page.keyboard.press("Tab")
         # -- a slider: Tab reaches its handle, which has the label as accessible name -----------------
         tab_to(page, ".noUi-handle")
@@ -116,7 +115,6 @@ def test_poll_answer_by_keyboard_only(server, browser):
     created = store.create_poll("Have you ever skipped a lecture?", epsilon=1.0)
 
     def drive(page, res):
-        page.locator("body").click(position={"x": 1, "y": 1})
         page.keyboard.press("Tab")
         tab_to(page, ".dpx-poll-answer button", text="Yes")
         page.keyboard.press("Enter")
@@ -126,7 +124,7 @@ def test_poll_answer_by_keyboard_only(server, browser):
         tab_to(page, ".dpx-poll-send")
         page.keyboard.press("Enter")
         page.locator(".dpx-poll-done").wait_for(timeout=60_000)
-        page.wait_for_function("() => /Sent/.test((document.getElementById('dpx-live') || {}).textContent)",
+        page.wait_for_function("() => /Sent: /.test((document.getElementById('dpx-live') || {}).textContent)",
                                timeout=30_000)
         bad = failing(run_axe(page))
         assert not bad, describe(bad)
