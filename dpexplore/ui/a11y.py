@@ -446,9 +446,9 @@ class PlotText(widgets.VBox):
 class A11yKit:
     """A dashboard's accessibility parts: the :class:`A11yBridge` and a :class:`PlotText` per panel.
 
-    The dashboard calls :meth:`text_widget` when it lays out a panel (the widget goes right under the
-    plot), adds :attr:`bridge` to its children, and calls :meth:`figure_shown` with each figure just
-    before it is sent to the page.
+    The dashboard lays out each panel's plot through :meth:`plot_with_text` (its summary and data table
+    go right under it), puts its header through :meth:`with_bridge`, and calls :meth:`figure_shown`
+    with each figure just before it is sent to the page.
     """
 
     def __init__(self, dashboard) -> None:
@@ -466,6 +466,10 @@ class A11yKit:
             title = next((p.title for p in self.dashboard.panels if p.name == panel_name), panel_name)
             w = self.texts[panel_name] = PlotText(title)
         return w
+
+    def plot_with_text(self, panel_name: str, plot: widgets.Widget) -> widgets.VBox:
+        """The panel's plot widget with its summary and data table right under it, in one box."""
+        return widgets.VBox([plot, self.text_widget(panel_name)], layout=widgets.Layout(width="100%"))
 
     def with_bridge(self, header: widgets.Widget) -> widgets.VBox:
         """``header`` with the bridge under it (every page keeps its header: the bridge is on every page)."""

@@ -302,7 +302,7 @@ class Dashboard(widgets.VBox):
                 kind = "dpx-caption dpx-caption-long" if caption.startswith("<details") else "dpx-caption"
                 head += (f"<div class='{kind}' style='color:#444;max-width:60em;margin-bottom:0.2em;"
                          f"line-height:1.45'>{caption}</div>")
-            box = widgets.VBox([widgets.HTML(head), self._outputs[p.name], self.a11y.text_widget(p.name),
+            box = widgets.VBox([widgets.HTML(head), self.a11y.plot_with_text(p.name, self._outputs[p.name]),
                                 *self.teaching.panel_widgets(p.name)])
             self.a11y.panel_box(p.name, box)
             self._panel_boxes[p.name] = box
@@ -396,7 +396,7 @@ class Dashboard(widgets.VBox):
                                if k not in url_values and k not in self._overrides})
                 self.children = tuple(self.teaching if c is old else c for c in self.children)
                 for name, box in self._panel_boxes.items():
-                    box.children = (*box.children[:3], *self.teaching.panel_widgets(name))  # head, plot, a11y text
+                    box.children = (*box.children[:2], *self.teaching.panel_widgets(name))
                 _close_tree(old)
                 if self.teaching.present != self.presenting:
                     self.set_presentation(self.teaching.present, redraw=False)

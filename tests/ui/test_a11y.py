@@ -48,7 +48,7 @@ def test_summary_and_table_follow_the_controls():
 def test_every_panel_box_holds_its_plot_text_and_the_page_holds_the_bridge():
     d = Curves(query_string="", render=False, background=False)
     for name, box in d._panel_boxes.items():
-        assert d.a11y.texts[name] in box.children and "dpx-panel" in box._dom_classes
+        assert d.a11y.texts[name] in box.children[1].children and "dpx-panel" in box._dom_classes
     assert d.a11y.bridge in d.children[0].children
     assert "dpx-status" in d._status._dom_classes
 
@@ -122,5 +122,6 @@ def test_old_dimming_failed_contrast():
     assert f"opacity:{a11y.STALE_OPACITY} !important" in a11y.A11Y_CSS
 
 
-def test_palette_is_okabe_ito():
-    assert F.COLORS[:7] == ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+def test_palette_starts_with_okabe_ito():
+    """The series colours a dashboard uses first are Okabe–Ito's (distinguishable with colour-vision deficiency)."""
+    assert F.COLORS[:6] == ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
