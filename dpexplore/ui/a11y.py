@@ -149,7 +149,11 @@ function nameControls(root) {
     const label = text(el.querySelector(":scope > .widget-label"));
     const tip = el.getAttribute("title") || "";
     for (const c of el.querySelectorAll("select, input, textarea")) {
-      if (!c.getAttribute("aria-label") && !c.labels?.length && label) c.setAttribute("aria-label", label);
+      // the label, else the tooltip, else the placeholder or a dropdown's first ("— choose … —") option
+      const first = c.tagName === "SELECT" && c.options.length ? c.options[0].text.replace(/[—–]/g, "").trim() : "";
+      const name = label || tip || c.getAttribute("placeholder") || first;
+      const labelled = Array.from(c.labels || []).some((l) => text(l));  // an empty <label for> names nothing
+      if (!c.getAttribute("aria-label") && !labelled && name) c.setAttribute("aria-label", name);
       if (c.type !== "radio") describe(el, c, tip);
     }
     const group = el.querySelector(".widget-radio-box, .widget-toggle-buttons > div:not(.widget-label)");
