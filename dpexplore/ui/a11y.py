@@ -75,6 +75,12 @@ A11Y_CSS = (
     "!important;outline-offset:2px !important;box-shadow:0 0 0 5px rgba(255,255,255,0.9)}"
     # the accordion header's grey (--jp-ui-font-color2 on --jp-layout-color2) is 4.45:1: darker
     ".jupyter-widget-Collapse-header{color:var(--jp-ui-font-color1,#212121) !important}"
+    # ipywidgets' button_style colours with white text are 2.7-3.5:1 (info, warning): darker shades >= 5:1
+    ".jupyter-button.mod-primary{background-color:#1565c0 !important;color:#fff !important}"
+    ".jupyter-button.mod-info{background-color:#00707c !important;color:#fff !important}"
+    ".jupyter-button.mod-success{background-color:#2e7d32 !important;color:#fff !important}"
+    ".jupyter-button.mod-warning{background-color:#b45309 !important;color:#fff !important}"
+    ".jupyter-button.mod-danger{background-color:#c62828 !important;color:#fff !important}"
     # links told from text by more than colour (WCAG 1.4.1)
     "#rendered_cells a[href]{text-decoration:underline}"
     ".dpx-sr-only{position:absolute !important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"

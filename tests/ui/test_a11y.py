@@ -108,6 +108,14 @@ def test_plot_text_contrast_holds_while_dimmed(fg):
     assert contrast_ratio(blend(fg, "#ffffff", a11y.STALE_OPACITY)) >= 4.5
 
 
+@pytest.mark.parametrize("style", ["primary", "info", "success", "warning", "danger"])
+def test_button_styles_keep_contrast(style):
+    import re
+
+    bg = re.search(r"\.jupyter-button\.mod-" + style + r"\{background-color:(#[0-9a-f]{6})", a11y.A11Y_CSS).group(1)
+    assert contrast_ratio("#ffffff", bg) >= 4.5
+
+
 def test_plot_text_colours_are_the_kits():
     import plotly.io as pio
 
