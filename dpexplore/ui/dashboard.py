@@ -38,6 +38,7 @@ import dpexplore
 from dpexplore.core.experiment import experiment_progress
 
 from . import guards, resync
+from .a11y import A11yKit
 from .audit import AuditPanel, AuditReport
 from .controls import Control
 from .figures import (
@@ -293,6 +294,7 @@ class Dashboard(widgets.VBox):
         )
         controls_box.add_class("dpx-controls")  # sticky: stays reachable while scrolling through the panels
         panel_boxes = []
+        self.a11y = A11yKit(self)  # accessible names, plot summaries, live region (dpexplore.ui.a11y)
         for p in self.panels:
             head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
             if p.caption:
@@ -300,7 +302,9 @@ class Dashboard(widgets.VBox):
                 kind = "dpx-caption dpx-caption-long" if caption.startswith("<details") else "dpx-caption"
                 head += (f"<div class='{kind}' style='color:#444;max-width:60em;margin-bottom:0.2em;"
                          f"line-height:1.45'>{caption}</div>")
-            box = widgets.VBox([widgets.HTML(head), self._outputs[p.name], *self.teaching.panel_widgets(p.name)])
+            box = widgets.VBox([widgets.HTML(head), self.a11y.plot_with_text(p.name, self._outputs[p.name]),
+                                *self.teaching.panel_widgets(p.name)])
+            self.a11y.panel_box(p.name, box)
             self._panel_boxes[p.name] = box
             panel_boxes.append(box)
         footer = widgets.HTML(self._footer_html())
@@ -318,6 +322,7 @@ class Dashboard(widgets.VBox):
             audit_box[0].add_class("dpx-audit")
         self._present_css = widgets.HTML("", layout=widgets.Layout(display="none"))
         self.add_class("dpx-dashboard")
+        header = self.a11y.with_bridge(header)  # the page-side accessibility (dpexplore.ui.a11y) on every page
         self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
                          snippet_box, self._present_css, footer]
         if self.teaching.present:
@@ -828,6 +833,7 @@ class Dashboard(widgets.VBox):
         return route
 
     def _show(self, name: str, fig: go.Figure) -> None:
+        self.a11y.figure_shown(name, fig)  # series told apart without colour; the plot's summary and table
         if not self._render:
             return
         # No "responsive": True here. With it, a plot drawn while the dashboard is not yet on the page
