@@ -181,17 +181,20 @@ def launch_browser(playwright):
 
 def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 300.0, settle_ms: int = 1500,
                screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None,
-               viewport: tuple[int, int] = (1280, 900)) -> PageResult:
+               viewport: tuple[int, int] = (1280, 900), cookies: list[dict] | None = None) -> PageResult:
     """Open ``url`` in a ``viewport`` (width, height), wait for the dashboard to settle, optionally move a
     slider; collect failures.
 
     ``pre_actions(page, result)`` runs once the page settled, before the slider moves;
-    ``actions(page, result)`` runs after it (for tests that type or click).
+    ``actions(page, result)`` runs after it (for tests that type or click). ``cookies``: added to the
+    browser context first (Playwright's ``add_cookies`` form), e.g. the poll's instructor cookie.
     """
     from playwright.sync_api import TimeoutError as PWTimeout
 
     res = PageResult()
     ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    if cookies:
+        ctx.add_cookies(cookies)
     kernel_errors: list[str] = []
     js_errors: list[str] = []
 

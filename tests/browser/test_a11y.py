@@ -45,7 +45,28 @@ def server(tmp_path_factory):
         yield srv
 
 
-def _check(browser, server, query_page: str, *, min_plots: int = 0) -> None:
+def _instructor_cookie(server) -> list[dict]:
+    """The launcher's instructor link exchanged for its HttpOnly cookie (as an instructor's browser gets it)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from dpexplore.classroom.credentials import ensure_instructor_token
+
+    token = ensure_instructor_token(server.poll_dir)
+    u = urlsplit(server.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn.request("GET", f"/voila/render/{POLL}?instructor={token}")
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 302, r.status
+    for key, value in r.getheaders():  # jupyter_server sets its own username cookie first
+        name, _, rest = value.partition("=")
+        if key.lower() == "set-cookie" and name == "dpx-instructor":
+            return [{"name": name, "value": rest.split(";")[0], "url": server.url}]
+    raise AssertionError(f"no instructor cookie in {r.getheaders()}")
+
+
+def _check(browser, server, query_page: str, *, min_plots: int = 0, cookies: list[dict] | None = None) -> None:
     found: dict = {}
 
     def audit(page, res):
@@ -58,7 +79,8 @@ def _check(browser, server, query_page: str, *, min_plots: int = 0) -> None:
         found["violations"] = run_axe(page)
         found["plots"] = page.evaluate(JS_PLOT_TEXT)
 
-    res = check_page(browser, f"{server.url}/voila/render/{query_page}", actions=audit, min_plots=min_plots)
+    res = check_page(browser, f"{server.url}/voila/render/{query_page}", actions=audit, min_plots=min_plots,
+                     cookies=cookies)
     assert not res.failures, (res.failures, server.log()[-3000:])
     violations = found["violations"]
     counts = {imp: sum(len(v["nodes"]) for v in violations if v["impact"] == imp)
@@ -87,6 +109,10 @@ def test_presentation_mode_has_no_serious_axe_violation(server, browser):
 def test_poll_views_have_no_serious_axe_violation(view, server, browser):
     from dpexplore.classroom.store import PollStore
 
-    created = PollStore(server.poll_dir).create_poll("Have you ever skipped a lecture?", epsilon=1.0)
-    query = (f"?poll={created.code}&secret={created.secret}" if view == "class" else f"?join={created.code}")
-    _check(browser, server, POLL + query)
+    # the class view is its creator's: the launcher's instructor (cookie from the instructor link)
+    created = PollStore(server.poll_dir).create_poll("Have you ever skipped a lecture?", epsilon=1.0,
+                                                     creator="launcher")
+    if view == "class":
+        _check(browser, server, f"{POLL}?poll={created.code}", cookies=_instructor_cookie(server))
+    else:
+        _check(browser, server, f"{POLL}?join={created.code}")

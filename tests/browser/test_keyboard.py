@@ -124,7 +124,7 @@ def test_poll_answer_by_keyboard_only(server, browser):
         tab_to(page, ".dpx-poll-send")
         page.keyboard.press("Enter")
         page.locator(".dpx-poll-done").wait_for(timeout=60_000)
-        page.wait_for_function("() => /Sent: /.test((document.getElementById('dpx-live') || {}).textContent)",
+        page.wait_for_function("() => /sent: /i.test((document.getElementById('dpx-live') || {}).textContent)",
                                timeout=30_000)
         bad = failing(run_axe(page))
         assert not bad, describe(bad)
