@@ -57,16 +57,19 @@ def on_binder(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def pct(x: float) -> str:
+    """``x`` as a percentage with one decimal (``"–"`` for None or NaN)."""
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
 
 
 def box(kind: str, text: str) -> str:
+    """An HTML message box of ``kind`` ``"error"`` or ``"note"`` around ``text``, which is inserted as HTML as given."""
     style = _ERROR_STYLE if kind == "error" else _NOTE_STYLE
     word = "<b>Error.</b> " if kind == "error" else ""
     return f"<div class='dpx-{kind}' style='{style}'>{word}{text}</div>"
 
 
 def copy_widget(text: str):
+    """A small anywidget button that copies ``text`` to the clipboard in the browser."""
     import anywidget
     import traitlets
 
@@ -78,6 +81,7 @@ def copy_widget(text: str):
 
 
 def epsilon_text(eps: float) -> str:
+    """ε as a student reads it: ``"ln 3"`` for ln 3, else the shortest decimal."""
     return "ln 3" if abs(eps - math.log(3)) < 1e-12 else f"{eps:g}"
 
 

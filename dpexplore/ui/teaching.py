@@ -44,7 +44,7 @@ from dpexplore.classroom.lessons import (
 )
 from dpexplore.classroom.worksheets import worksheet_html, worksheet_markdown
 
-__all__ = ["PAGE_OPTIONS", "LessonError", "TeachingBox", "VISIBLE_FRACTION", "check_value", "load_lessons",
+__all__ = ["PAGE_OPTIONS", "TeachingBox", "VISIBLE_FRACTION", "check_value", "load_lessons",
            "validate_lessons", "csv_links_html", "direction", "measure_question", "plotted_change", "question_views",
            "view_query"]
 
