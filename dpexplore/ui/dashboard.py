@@ -29,7 +29,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
-from urllib.parse import parse_qsl
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -37,9 +36,10 @@ import plotly.graph_objects as go
 import dpexplore
 from dpexplore.core.experiment import experiment_progress
 
-from . import guards, resync
+from . import resync
 from .a11y import A11yKit
 from .audit import AuditPanel, AuditReport
+from .clientinput import ClientInput
 from .controls import Control
 from .figures import (
     add_note,
@@ -48,97 +48,30 @@ from .figures import (
     message_figure,
     plotly_mimebundle,
     style_text,
-    tex_to_html,
 )
-from .kernel import (  # noqa: F401 - approx_nbytes, _preheated and wait_for_request are re-exported
-    _close_tree,
+from .kernel import (  # noqa: F401 - approx_nbytes, _preheated, _server_log and wait_for_request are re-exported
     _in_kernel,
-    _non_finite,
-    _numeric_trait,
     _preheated,
     _server_log,
-    _unwrapped_handle_msg,
-    _widget_tree,
     approx_nbytes,
     wait_for_request,
 )
+from .pagehtml import ERROR_STYLE as _ERROR_STYLE  # noqa: F401 - re-exported (dpexplore.ui.poll_pages)
+from .pagehtml import NOTE_STYLE as _NOTE_STYLE  # noqa: F401 - re-exported (dpexplore.ui.poll_pages)
+from .pagehtml import (
+    PRESENT_CSS,
+    PRNG_FOOTER,
+    footer_html,
+    header_html,
+    messages_html,
+    panel_head_html,
+    snippet_html,
+    status_html,
+)
 from .plotpanel import PlotPanel
-from .teaching import PAGE_OPTIONS, TeachingBox
+from .teaching import TeachingBox
 
 __all__ = ["Dashboard", "Panel", "PRNG_FOOTER"]
-
-PRNG_FOOTER = (
-    "This dashboard's randomness is NumPy's seedable pseudo-random generator: reproducible, "
-    "<b>not cryptographically secure</b>. dpexplore is for teaching and exploration, "
-    "<b>never for real data releases</b>."
-)
-
-_ERROR_STYLE = (
-    "border-left:4px solid #c0392b;background:#fdecea;padding:6px 10px;margin:4px 0;"
-    "font-family:var(--jp-ui-font-family, sans-serif);color:#611a15"
-)
-_NOTE_STYLE = (
-    "border-left:4px solid #b7950b;background:#fef9e7;padding:6px 10px;margin:4px 0;"
-    "font-family:var(--jp-ui-font-family, sans-serif);color:#5d4a05"
-)
-
-
-_STALE_CSS = (
-    ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
-    ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
-    "max-height:min(45vh,235px);overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
-    ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
-    ".dpx-controls .dpx-wide{grid-column:span 2}.dpx-controls .dpx-full{grid-column:1/-1}"
-)
-
-#: presentation mode (``?present=1`` or the toggle): the page shows the title, the teaching bar, the main
-#: controls and the plots; the notebook's text cells (lead and guide), long captions, the audit, the code
-#: snippet and the secondary controls are hidden; page text is larger (plot text is set in the figures)
-PRESENT_CSS = (
-    "<style>.jp-MarkdownCell,.jp-Cell.jp-MarkdownCell,.dpx-intro,.dpx-caption-long,.dpx-audit,.dpx-snippet"
-    "{display:none !important}"
-    ".dpx-dashboard h2{font-size:1.6em}.dpx-dashboard h3{font-size:1.3em}"
-    ".dpx-dashboard .widget-label,.dpx-dashboard .widget-readout,.dpx-dashboard .jupyter-button,"
-    ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
-    "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}</style>"
-)
-
-
-def _balanced(text: str, i: int) -> bool:
-    """True if position ``i`` of ``text`` is outside every HTML tag and every ``<b>``/``<i>`` element."""
-    return (text.count("<", 0, i) == text.count(">", 0, i) and text.count("<b>", 0, i) == text.count("</b>", 0, i)
-            and text.count("<i>", 0, i) == text.count("</i>", 0, i))
-
-
-def _collapsible(text: str, *, keep: int = 200) -> str:
-    """A long caption as its first sentence (or its first ~``keep`` characters, cut at a word), with the rest
-    behind a "more" disclosure (the first screen stays for the controls and the plot; nothing is lost).
-
-    Examples
-    --------
-    >>> _collapsible("Short.")
-    'Short.'
-    >>> "<details" in _collapsible("First sentence here is long enough. " + "More words. " * 40)
-    True
-    >>> _collapsible("word " * 100).startswith("<details")
-    True
-    """
-    if len(text) <= keep:
-        return text
-    cut = -1
-    for i in range(40, min(len(text) - 1, keep)):  # the first sentence end outside an HTML tag
-        if text[i] in ".:;" and text[i + 1] == " " and _balanced(text, i):
-            cut = i + 1
-            break
-    if cut < 0:  # no sentence end early enough: cut at the last word boundary before `keep`
-        cut = next((i for i in range(keep, 40, -1) if text[i] == " " and _balanced(text, i)), -1)
-        if cut < 0:
-            return text
-        head = text[:cut] + " …"
-    else:
-        head = text[:cut]
-    return (f"<details><summary style='cursor:pointer'>{head} <span style='color:#0072B2'>more…</span>"
-            f"</summary>{text[cut:]}</details>")
 
 
 class _Superseded(Exception):  # noqa: N818 - control flow, not an error
@@ -167,7 +100,7 @@ class Panel:
     caption: str = ""
 
 
-class Dashboard(widgets.VBox):
+class Dashboard(ClientInput, widgets.VBox):
     """Base class of the paper dashboards (see the module docstring)."""
 
     title: ClassVar[str] = "dpexplore dashboard"
@@ -282,11 +215,7 @@ class Dashboard(widgets.VBox):
         snippet_box.selected_index = None
         snippet_box.add_class("dpx-snippet")
 
-        header = widgets.HTML(
-            f"<style>{_STALE_CSS}</style><h2 style='margin:0.2em 0'>{tex_to_html(html.escape(self.title))}</h2>"
-            + (f"<div class='dpx-intro' style='margin:0.2em 0 0.4em 0;max-width:60em;line-height:1.45'>"
-               f"{_collapsible(tex_to_html(self.intro))}</div>" if self.intro else "")
-        )
+        header = widgets.HTML(header_html(self.title, self.intro))
         controls_box = widgets.GridBox(
             list(self.widgets.values()),
             layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(380px, 1fr))",
@@ -296,12 +225,7 @@ class Dashboard(widgets.VBox):
         panel_boxes = []
         self.a11y = A11yKit(self)  # accessible names, plot summaries, live region (dpexplore.ui.a11y)
         for p in self.panels:
-            head = f"<h3 style='margin:0.8em 0 0.1em 0'>{tex_to_html(html.escape(p.title))}</h3>"
-            if p.caption:
-                caption = _collapsible(tex_to_html(p.caption))
-                kind = "dpx-caption dpx-caption-long" if caption.startswith("<details") else "dpx-caption"
-                head += (f"<div class='{kind}' style='color:#444;max-width:60em;margin-bottom:0.2em;"
-                         f"line-height:1.45'>{caption}</div>")
+            head = panel_head_html(p.title, p.caption)
             box = widgets.VBox([widgets.HTML(head), self.a11y.plot_with_text(p.name, self._outputs[p.name]),
                                 *self.teaching.panel_widgets(p.name)])
             self.a11y.panel_box(p.name, box)
@@ -333,84 +257,6 @@ class Dashboard(widgets.VBox):
         self._guard_widgets()
         if preheat:
             self._await_request()
-
-    # -- URL parameters --------------------------------------------------------------------
-    def _parse_query(self, qs: str) -> tuple[dict[str, Any], dict[str, str], list[str]]:
-        """Control values, page options (``mode``, ``preset``) and notes from a URL query string."""
-        values: dict[str, Any] = {}
-        page_options: dict[str, str] = {}  # ?mode=predict, ?preset=name (dpexplore.ui.teaching)
-        notes: list[str] = []
-        for key, text in parse_qsl(qs, keep_blank_values=True):
-            if key.startswith("voila"):
-                continue
-            if key in PAGE_OPTIONS and key not in self._controls:
-                page_options[key] = text
-                continue
-            ctl = self._controls.get(key)
-            if ctl is None:
-                notes.append(f"URL parameter {html.escape(key)!s} ignored: not a control of this dashboard "
-                             f"(known: {', '.join(self._controls)})")
-                continue
-            try:
-                values[key] = ctl.parse(text)
-            except ValueError as exc:
-                notes.append(html.escape(str(exc)))
-        return values, page_options, notes
-
-    def _await_request(self) -> None:
-        """Preheated kernel: wait (bounded) until Voila hands this kernel to a page, then apply its URL.
-
-        The default view is already built and its panels are being computed in the background, so a
-        page without parameters is complete at once. If no page arrives within
-        ``$DPEXPLORE_PREHEAT_WAIT`` seconds (the server recycles a pooled kernel before that, see
-        :class:`dpexplore.hosting.kernels.LimitedKernelManager`), the cell returns with the default view and
-        a thread keeps waiting, so a late page still gets its deep link.
-        """
-        try:
-            timeout = float(os.environ.get("DPEXPLORE_PREHEAT_WAIT", "150"))
-        except ValueError:
-            timeout = 150.0
-        if wait_for_request(timeout):
-            self._apply_query(os.environ.get("QUERY_STRING", ""))
-            return
-
-        def late():
-            if wait_for_request(24 * 3600.0):
-                self._apply_query(os.environ.get("QUERY_STRING", ""))
-
-        threading.Thread(target=late, name="dpexplore-late-request", daemon=True).start()
-
-    def _apply_query(self, qs: str) -> None:
-        """Apply a URL query string to the built dashboard: what the constructor does with ``query_string``."""
-        try:
-            url_values, page_options, notes = self._parse_query(qs)
-            for key in self._overrides:
-                url_values.pop(key, None)  # constructor arguments win over the URL, as in __init__
-            if not (url_values or page_options or notes):
-                return  # the default view, already drawn (or being drawn)
-            values = dict(url_values)
-            if page_options:  # ?mode= / ?preset=: a new teaching box for them
-                old = self.teaching
-                self.teaching = TeachingBox(self, page_options)
-                values.update({k: v for k, v in self.teaching.initial_values().items()
-                               if k not in url_values and k not in self._overrides})
-                self.children = tuple(self.teaching if c is old else c for c in self.children)
-                for name, box in self._panel_boxes.items():
-                    box.children = (*box.children[:2], *self.teaching.panel_widgets(name))
-                _close_tree(old)
-                if self.teaching.present != self.presenting:
-                    self.set_presentation(self.teaching.present, redraw=False)
-            self.messages.extend(notes)
-            self._busy = True
-            try:
-                for key, val in values.items():
-                    self.widgets[key].value = val
-            finally:
-                self._busy = False
-            self.refresh()
-            self._guard_widgets()
-        except Exception as exc:  # noqa: BLE001 - never a traceback to the page; the log has it
-            self._callback_failed(exc)
 
     def _show_if(self, ctl: Control) -> None:
         other, wanted = ctl.shown_if
@@ -590,67 +436,6 @@ class Dashboard(widgets.VBox):
         return ""
 
     # -- refresh -------------------------------------------------------------------------
-    def _make_handler(self, name: str):
-        def handler(change):
-            if not self._busy:
-                try:
-                    self.refresh(changed=name)
-                except Exception as exc:  # noqa: BLE001 - a callback error never reaches the client as a traceback
-                    self._callback_failed(exc)
-
-        return handler
-
-    def _callback_failed(self, exc: BaseException) -> None:
-        """Log a widget-callback error server side (:func:`_server_log`: the server's log) and show
-        a short message in the page: a traceback sent to the browser would show server paths and source."""
-        _server_log(f"dpexplore: error in a callback of {type(self).__name__}:\n"
-                    + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-        try:
-            self._note_now(f"Internal error while handling that change ({html.escape(type(exc).__name__)}); "
-                           "the details are in the server's log.")
-        except Exception:  # noqa: BLE001 - the page is unusable anyway; the log has the error
-            pass
-
-    def _note_now(self, text: str) -> None:
-        self.messages.append(text)
-        self._message_box.value = self._messages_html()
-        self.messages = []
-
-    def _guard_widgets(self) -> None:
-        """Handle every client message to this dashboard's widgets without sending tracebacks.
-
-        ipywidgets answers an exception raised while applying a client's update (a NaN for an
-        ``IntSlider``, a trait error) with ``showtraceback()``: the client receives the traceback, with
-        server paths and source lines. Here each widget's comm handler drops non-finite numbers from a
-        client's state update (JSON has none; a slider value never is one) and reports any other error
-        with :meth:`_callback_failed`.
-        """
-        for w in _widget_tree(self):
-            inner = _unwrapped_handle_msg(type(w))
-            if inner is not None and getattr(w, "comm", None) is not None:
-                w.comm.on_msg(self._make_guard(w, inner))
-
-    def _make_guard(self, w: widgets.Widget, inner: Callable) -> Callable:
-        def guarded(msg):
-            try:
-                data = msg["content"]["data"]
-                state = data.get("state") if data.get("method") == "update" else None
-                if isinstance(state, dict):
-                    bad = [k for k, v in state.items() if _numeric_trait(w, k) and _non_finite(v)]
-                    for k in bad:
-                        del state[k]
-                    if bad:
-                        self._note_now(f"Ignored a non-finite value for {html.escape(', '.join(bad))}.")
-                why = guards.refusal(self, w, msg)  # a click/change on a disabled or hidden control
-                if why is not None:
-                    guards.note_refusal(self, w, why, _server_log)
-                    return
-                inner(w, msg)
-            except Exception as exc:  # noqa: BLE001 - see _guard_widgets
-                self._callback_failed(exc)
-
-        return guarded
-
     def refresh(self, changed: str | None = None) -> None:
         """Recompute and redraw the panels that depend on ``changed`` (all panels if None).
 
@@ -851,43 +636,17 @@ class Dashboard(widgets.VBox):
     # -- html pieces ---------------------------------------------------------------------
     @staticmethod
     def _status_html(text: str, busy: bool = False, title: str = "") -> str:
-        color = "#1f618d" if busy else "#555"
-        tip = f" title='{html.escape(title)}'" if title else ""
-        return (f"<div class='dpx-status' style='color:{color};font-size:0.9em;white-space:nowrap;overflow:hidden;"
-                f"text-overflow:ellipsis'{tip}>{html.escape(text)}</div>")
+        return status_html(text, busy, title)
 
     def _messages_html(self, notes: list[str] | None = None) -> str:
         # one message, said once: panels failing for the same reason share one line
-        by_reason: dict[str, list[str]] = {}
-        for name, text in self.errors.items():
-            title = self._panel(name).title
-            reason = text[len(title) + 2:] if text.startswith(title + ": ") else text
-            by_reason.setdefault(reason, []).append(title)
-        parts = [f"<div class='dpx-error' style='{_ERROR_STYLE}'><b>Error.</b> {html.escape(', '.join(titles))}: "
-                 f"{html.escape(reason)}</div>" for reason, titles in by_reason.items()]
-        parts += [f"<div class='dpx-note' style='{_NOTE_STYLE}'>{m}</div>"
-                  for m in (self.messages if notes is None else notes)]
-        return "".join(parts)
+        errors = [(self._panel(name).title, text) for name, text in self.errors.items()]
+        return messages_html(errors, self.messages if notes is None else notes)
 
     def _snippet_html(self, params: Mapping[str, Any]) -> str:
         code = self.experiment_code() + self.reproduce(params)
-        query = "&".join(f"{k}={v}" for k, v in params.items() if self._controls[k].kind != "text")
-        head = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
-                f"# deep link to this view: append ?{query} to this page's URL\n")
-        return ("<pre style='white-space:pre-wrap;font-size:0.85em;background:#f7f7f7;padding:8px'>"
-                + html.escape(head + code) + "</pre>")
+        query = {k: v for k, v in params.items() if self._controls[k].kind != "text"}
+        return snippet_html(code, query, dpexplore.__version__)
 
     def _footer_html(self) -> str:
-        ref = f"<div><b>Paper.</b> {self.paper}</div>" if self.paper else ""
-        return (
-            "<hr style='margin-top:1.5em'><div style='font-size:0.85em;line-height:1.4;color:#444;max-width:60em'>"
-            f"{ref}<div><b>Reading the plots.</b> "
-            + ("Solid lines with shaded bands are measured (mean and 95% confidence band over the trials); "
-               "theory curves" if self.measured else "Nothing here is sampled: every curve is computed, and")
-            + " say in brackets whether they are "
-            "<i>exact</i>, a <i>bound</i> with explicit constants, a <i>rate</i> drawn with a stated constant, "
-            "or an <i>approximation</i>. No theory curve is fitted to the data it is compared with.</div>"
-            f"<div style='margin-top:0.4em'><b>Teaching tool.</b> {PRNG_FOOTER}</div>"
-            f"<div style='margin-top:0.4em'>dpexplore {dpexplore.__version__} · "
-            "<a href='00_index.ipynb' style='color:#0072B2;text-decoration:underline'>all dashboards</a></div></div>"
-        )
+        return footer_html(self.paper, self.measured, dpexplore.__version__)
