@@ -29,8 +29,10 @@ Expired polls (and their tokens and responses) are deleted by :meth:`PollStore.p
 which every poll creation and every student join calls; until then an expired poll answers like an
 unknown one.
 
-For a hosted class with many servers, the same schema runs on PostgreSQL through SQLAlchemy (see
-the README, "A live class poll"); this module uses only SQLite.
+For a hosted class with many servers, the same schema runs on PostgreSQL through SQLAlchemy + psycopg
+(``PollStore(url="postgresql://…")`` or ``$DPEXPLORE_POLL_DB``; :mod:`.store_backends` holds both
+backends). With a ``voter`` (a hub user), :meth:`PollStore.join` and :meth:`PollStore.submit` accept one
+answer per voter and poll (a ``UNIQUE (code, voter)`` index), whichever page view sends it.
 """
 
 from __future__ import annotations
@@ -259,6 +261,11 @@ class PollStore:
     ----------
     directory : str or Path, optional
         Folder of ``polls.sqlite3`` (created with mode 0700 if missing).
+    url : str, optional
+        A database URL instead of a folder: ``postgresql://user:password@host/db`` (the PostgreSQL
+        backend, :mod:`dpexplore.classroom.store_backends`; needs the ``postgres`` extra) or
+        ``sqlite:///path/file.sqlite3``. With neither argument, ``$DPEXPLORE_POLL_DB`` if set, else
+        :func:`default_poll_dir`.
     clock : callable, optional
         Returns the current time in seconds (tests pass a fake clock).
     token_rate : (int, float)
