@@ -41,16 +41,14 @@ import math
 import os
 import re
 import secrets
-import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from ..core.validation import check_epsilon, check_int, check_real
+from .store_backends import BUSY_TIMEOUT_MS, Backend, Connection, SQLiteBackend, backend_for
 
 __all__ = [
     "SCHEMA_VERSION", "MAX_QUESTION_CHARS", "MAX_OPEN_POLLS", "MAX_RESPONSES_PER_POLL", "MAX_TOKENS_PER_POLL",
@@ -58,11 +56,12 @@ __all__ = [
     "MIN_EPSILON", "MAX_OPEN_POLLS_PER_CREATOR", "TOKEN_RATE", "FAILED_JOIN_RATE", "RateLimited",
     "PollError", "UnknownPoll", "PollClosed", "AlreadyAnswered", "PollLimitReached", "BadSecret",
     "PollCreated", "PollInfo", "Tally", "PollStore", "default_poll_dir", "check_join_code", "check_secret",
+    "BUSY_TIMEOUT_MS",
 ]
 
-#: version of the tables below; version 1 (no creator, no join failures) is upgraded in one transaction,
-#: any other version is refused (no silent migration)
-SCHEMA_VERSION = 2
+#: version of the tables (:mod:`.store_backends`); versions 1 (no creator, no join failures) and 2 (no voter)
+#: of a SQLite file are upgraded in one transaction, any other version is refused (no silent migration)
+SCHEMA_VERSION = 3
 #: longest question text (characters)
 MAX_QUESTION_CHARS = 300
 #: most polls open at once on one server (each create counts until its poll expires)
@@ -91,7 +90,6 @@ _CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 SECRET_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{32}")
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32}")
-BUSY_TIMEOUT_MS = 15_000
 
 
 class PollError(ValueError):
@@ -171,14 +169,16 @@ def _hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii")).hexdigest()
 
 
+_ONE_PER_VOTER = ("you have already answered this poll (one answer per signed-in student: a reload, another tab "
+                  "or another browser cannot answer again); the server refused the second answer")
 _CREATOR_RE = re.compile(r"[A-Za-z0-9_.:@\-]{1,80}")
 
 
-def _check_creator(creator: object) -> str:
+def _check_creator(creator: object, name: str = "creator") -> str:
     if not isinstance(creator, str):
-        raise TypeError(f"creator must be a string; got {type(creator).__name__}")
+        raise TypeError(f"{name} must be a string; got {type(creator).__name__}")
     if not _CREATOR_RE.fullmatch(creator):
-        raise PollError(f"creator must be 1 to 80 characters from A-Z, a-z, 0-9 and '_.:@-'; got {creator[:40]!r}")
+        raise PollError(f"{name} must be 1 to 80 characters from A-Z, a-z, 0-9 and '_.:@-'; got {creator[:40]!r}")
     return creator
 
 
@@ -226,6 +226,8 @@ class PollInfo:
     closes_at: float | None
     expires_at: float
     is_open: bool
+    #: the joining voter (a hub user) has answered this poll already (always False without a voter)
+    already_answered: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,102 +280,64 @@ class PollStore:
     (1, 1, 1)
     """
 
-    def __init__(self, directory: str | os.PathLike | None = None, *, clock=time.time,
+    def __init__(self, directory: str | os.PathLike | None = None, *, url: str | None = None, clock=time.time,
                  token_rate: tuple[int, float] = TOKEN_RATE,
                  failed_join_rate: tuple[int, float] = FAILED_JOIN_RATE) -> None:
         self.token_rate = _check_rate(token_rate, "token_rate")
         self.failed_join_rate = _check_rate(failed_join_rate, "failed_join_rate")
-        self.directory = Path(directory) if directory is not None else default_poll_dir()
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.path = self.directory / "polls.sqlite3"
+        if url is not None and directory is not None:
+            raise TypeError("give the poll store a directory (SQLite) or a url, not both")
+        if url is None and directory is None:
+            url = os.environ.get("DPEXPLORE_POLL_DB") or None
+        self.directory: Path | None = None
+        self.path: Path | None = None  # the SQLite file (None on PostgreSQL)
+        if url is None:
+            self.directory = Path(directory) if directory is not None else default_poll_dir()
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.path = self.directory / "polls.sqlite3"
+            self._backend: Backend = SQLiteBackend(self.path)
+        else:
+            self._backend = backend_for(url)
+            if isinstance(self._backend, SQLiteBackend):
+                self.path = self._backend.path
+                self.directory = self.path.parent
+                self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.location = self._backend.location
+        self._url = url  # another process opens the same database with PollStore(url=...)
         self._clock = clock
         self._init_schema()
 
-    # -- connections ---------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        con.execute("PRAGMA foreign_keys = ON")
-        con.execute("PRAGMA secure_delete = ON")  # deleted rows are overwritten, not left in free pages
-        return con
+    # -- transactions (the backend makes them: SQLite BEGIN IMMEDIATE, PostgreSQL an advisory lock) --------
+    def _write(self):
+        """One write transaction that holds the writers' lock before anything is read."""
+        return self._backend.write()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: BEGIN IMMEDIATE takes the write lock before anything is read."""
-        con = self._connect()
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
-        finally:
-            con.close()
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        con = self._connect()
-        try:
-            con.execute("BEGIN")  # one consistent snapshot for the whole read
-            try:
-                yield con
-            finally:
-                con.execute("COMMIT")
-        finally:
-            con.close()
+    def _read(self):
+        """One read transaction on a consistent snapshot."""
+        return self._backend.read()
 
     def _init_schema(self) -> None:
-        con = self._connect()
-        try:
-            mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise RuntimeError(f"could not put {self.path} in WAL mode (got {mode!r}); is it on a network disk?")
-        finally:
-            con.close()
+        self._backend.prepare()
         with self._write() as con:
             con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = con.execute("SELECT version FROM schema_version").fetchone()
             if row is None:
                 con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] == 1:  # version 1 -> 2: polls get a creator; the new tables and index come below
-                con.execute("ALTER TABLE polls ADD COLUMN creator TEXT NOT NULL DEFAULT 'unknown'")
+            elif row[0] in (1, 2) and isinstance(self._backend, SQLiteBackend):
+                if row[0] == 1:  # version 1 -> 2: polls get a creator (the new tables come below)
+                    con.execute("ALTER TABLE polls ADD COLUMN creator TEXT NOT NULL DEFAULT 'unknown'")
+                # version 2 -> 3: tokens and responses get a voter (one answer per hub user)
+                for table in ("tokens", "responses"):  # (made with the voter below if they do not exist)
+                    if con.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                   (table,)).fetchone()[0]:
+                        con.execute(f"ALTER TABLE {table} ADD COLUMN voter TEXT")
                 con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path} has poll schema version {row[0]}; this dpexplore uses "
-                                   f"{SCHEMA_VERSION}. Delete the file (polls are temporary) or use another "
-                                   "DPEXPLORE_POLL_DIR.")
-            con.execute("""CREATE TABLE IF NOT EXISTS polls (
-                code TEXT PRIMARY KEY,
-                secret_sha256 TEXT NOT NULL,
-                question TEXT NOT NULL CHECK (length(question) BETWEEN 1 AND 300),
-                epsilon REAL NOT NULL CHECK (epsilon > 0),
-                created_at REAL NOT NULL,
-                closes_at REAL,
-                expires_at REAL NOT NULL,
-                closed INTEGER NOT NULL DEFAULT 0,
-                creator TEXT NOT NULL DEFAULT 'unknown')""")
-            con.execute("""CREATE TABLE IF NOT EXISTS tokens (
-                token TEXT PRIMARY KEY,
-                code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
-                issued_at REAL NOT NULL)""")
-            con.execute("""CREATE TABLE IF NOT EXISTS responses (
-                id INTEGER PRIMARY KEY,
-                code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
-                token TEXT NOT NULL UNIQUE REFERENCES tokens(token) ON DELETE CASCADE,
-                randomized_bit INTEGER NOT NULL CHECK (randomized_bit IN (0, 1)),
-                received_at REAL NOT NULL)""")
-            con.execute("CREATE INDEX IF NOT EXISTS responses_code ON responses(code)")
-            con.execute("CREATE INDEX IF NOT EXISTS tokens_code ON tokens(code)")
-            con.execute("CREATE INDEX IF NOT EXISTS tokens_code_time ON tokens(code, issued_at)")
-            con.execute("CREATE INDEX IF NOT EXISTS polls_creator ON polls(creator)")
-            con.execute("""CREATE TABLE IF NOT EXISTS join_failures (
-                id INTEGER PRIMARY KEY,
-                client TEXT NOT NULL,
-                at REAL NOT NULL)""")
-            con.execute("CREATE INDEX IF NOT EXISTS join_failures_client ON join_failures(client, at)")
-            con.execute("CREATE TABLE IF NOT EXISTS salt (value TEXT NOT NULL)")
+                raise RuntimeError(f"{self.location} has poll schema version {row[0]}; this dpexplore uses "
+                                   f"{SCHEMA_VERSION}. Delete it (polls are temporary) or use another "
+                                   "DPEXPLORE_POLL_DIR / DPEXPLORE_POLL_DB.")
+            for statement in self._backend.tables() + self._backend.indexes():
+                con.execute(statement)
             if con.execute("SELECT count(*) FROM salt").fetchone()[0] == 0:
                 con.execute("INSERT INTO salt (value) VALUES (?)", (secrets.token_hex(16),))
 
@@ -388,7 +352,7 @@ class PollStore:
         with self._write() as con:
             return self._purge(con)
 
-    def _purge(self, con: sqlite3.Connection) -> int:
+    def _purge(self, con: Connection) -> int:
         now = self._clock()
         con.execute("DELETE FROM join_failures WHERE at <= ?", (now - self.failed_join_rate[1],))
         return con.execute("DELETE FROM polls WHERE expires_at <= ?", (now,)).rowcount
@@ -435,20 +399,19 @@ class PollStore:
             if mine >= MAX_OPEN_POLLS_PER_CREATOR:
                 raise PollLimitReached(f"{who} already has {mine} polls on this server (the maximum per instructor "
                                        f"is {MAX_OPEN_POLLS_PER_CREATOR}); delete one or wait until one expires")
-            for _ in range(20):
+            for _ in range(20):  # 32^6 ≈ 1e9 codes, at most 50 live: a clash is rare
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-                try:
-                    con.execute("INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, closes_at, "
-                                "expires_at, creator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                (code, _hash_secret(secret), text, eps, now, closes, expires, who))
+                inserted = con.execute("INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, "
+                                       "closes_at, expires_at, creator) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                                       "ON CONFLICT (code) DO NOTHING",
+                                       (code, _hash_secret(secret), text, eps, now, closes, expires, who)).rowcount
+                if inserted == 1:
                     break
-                except sqlite3.IntegrityError:  # 32^6 ≈ 1e9 codes, at most 50 live: a clash is rare
-                    continue
             else:  # pragma: no cover - 20 clashes in a row
                 raise PollError("could not find a free join code; try again")
         return PollCreated(code=code, secret=secret, question=text, epsilon=eps, closes_at=closes, expires_at=expires)
 
-    def _info(self, con: sqlite3.Connection, code: str) -> PollInfo:
+    def _info(self, con: Connection, code: str) -> PollInfo:
         row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed FROM polls WHERE code = ?",
                           (code,)).fetchone()
         now = self._clock()
@@ -469,14 +432,16 @@ class PollStore:
         """Issue one student token for this poll: :meth:`join` without a client address."""
         return self.join(code)[1]
 
-    def _client_key(self, con: sqlite3.Connection, client: str) -> str:
+    def _client_key(self, con: Connection, client: str) -> str:
         salt = con.execute("SELECT value FROM salt").fetchone()[0]  # the address itself is never stored
         return hmac.new(salt.encode(), client.encode(errors="replace"), hashlib.sha256).hexdigest()
 
-    def join(self, code: object, *, client: str | None = None) -> tuple[PollInfo, str]:
+    def join(self, code: object, *, client: str | None = None,
+             voter: str | None = None) -> tuple[PollInfo, str]:
         """Join a poll: its public facts and one new student token (a page calls this once).
 
-        The token lives in that page's kernel; :meth:`submit` accepts one answer per token.
+        The token lives in that page's kernel; :meth:`submit` accepts one answer per token, and with
+        a ``voter`` one answer per voter and poll, whichever token sends it.
 
         Parameters
         ----------
@@ -487,6 +452,12 @@ class PollStore:
             :mod:`dpexplore.hosting.instructor`). A failed join (a malformed or unknown code) is
             counted against it; after ``failed_join_rate[0]`` failures within ``failed_join_rate[1]``
             seconds every join from it is refused until the window has passed.
+        voter : str, optional
+            Who the student is, when something vouches for it (under JupyterHub ``"hub:<user>"``,
+            from the single-user server's ``JUPYTERHUB_USER``): 1 to 80 characters from A-Z, a-z,
+            0-9 and ``'_.:@-'``. A reload, a second tab or a second browser of the same voter gets a
+            new token bound to the same voter, and the database's ``UNIQUE (code, voter)`` index
+            refuses a second answer. ``PollInfo.already_answered`` tells the page at once.
 
         Raises
         ------
@@ -496,6 +467,7 @@ class PollStore:
         """
         if client is not None and (not isinstance(client, str) or len(client) > 200):
             raise TypeError(f"client must be a string of at most 200 characters; got {type(client).__name__}")
+        who = None if voter is None else _check_creator(voter, "voter")
         if not client:  # nothing to count a malformed code against: refuse it before any query
             code = check_join_code(code)
         token = secrets.token_urlsafe(SECRET_BYTES)
@@ -535,7 +507,11 @@ class PollStore:
                 if issued >= MAX_TOKENS_PER_POLL:
                     raise PollLimitReached(f"poll {code} has had {issued} student page views (the maximum is "
                                            f"{MAX_TOKENS_PER_POLL})")
-                con.execute("INSERT INTO tokens (token, code, issued_at) VALUES (?, ?, ?)", (token, code, now))
+                con.execute("INSERT INTO tokens (token, code, issued_at, voter) VALUES (?, ?, ?, ?)",
+                            (token, code, now, who))
+                if who is not None and con.execute("SELECT count(*) FROM responses WHERE code = ? AND voter = ?",
+                                                   (code, who)).fetchone()[0]:
+                    info = replace(info, already_answered=True)
         if failure is not None:
             raise failure
         return info, token
@@ -571,22 +547,27 @@ class PollStore:
             info = self._info(con, code)
             if not info.is_open:
                 raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
-            owner = con.execute("SELECT code FROM tokens WHERE token = ?", (token,)).fetchone()
+            owner = con.execute("SELECT code, voter FROM tokens WHERE token = ?", (token,)).fetchone()
             if owner is None or owner[0] != code:
                 raise PollError("this page's token was not issued for this poll (reload the page to get one)")
+            voter = owner[1]
+            if voter is not None and con.execute("SELECT count(*) FROM responses WHERE code = ? AND voter = ?",
+                                                 (code, voter)).fetchone()[0]:
+                raise AlreadyAnswered(_ONE_PER_VOTER)
             n = con.execute("SELECT count(*) FROM responses WHERE code = ?", (code,)).fetchone()[0]
             if n >= MAX_RESPONSES_PER_POLL:
                 raise PollLimitReached(f"poll {code} has {n} answers, the maximum")
             try:
-                con.execute("INSERT INTO responses (code, token, randomized_bit, received_at) VALUES (?, ?, ?, ?)",
-                            (code, token, int(randomized_bit), self._clock()))
-            except sqlite3.IntegrityError as exc:
-                if "UNIQUE" not in str(exc):
+                con.execute("INSERT INTO responses (code, token, randomized_bit, received_at, voter) "
+                            "VALUES (?, ?, ?, ?, ?)", (code, token, int(randomized_bit), self._clock(), voter))
+            except self._backend.integrity_error as exc:
+                if not self._backend.is_unique_violation(exc):
                     raise
-                raise AlreadyAnswered("this page has already answered this poll (one answer per page view); "
+                raise AlreadyAnswered(_ONE_PER_VOTER if voter is not None else
+                                      "this page has already answered this poll (one answer per page view); "
                                       "the server refused the second answer") from None
 
-    def _check_secret(self, con: sqlite3.Connection, code: str, secret: str | None, creator: str | None = None) -> None:
+    def _check_secret(self, con: Connection, code: str, secret: str | None, creator: str | None = None) -> None:
         """The poll's secret, or (``secret=None``) its creator's identity, must match."""
         if secret is None:
             row = con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone()

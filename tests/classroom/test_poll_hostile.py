@@ -6,26 +6,20 @@ Each test runs on the old code too (no new keyword arguments in the hostile path
 on an assertion: the counts quoted in the comments are what the old code gave.
 """
 
-import sqlite3
 import time
 
 import pytest
 
 pytest.importorskip("ipywidgets")
 
-from dpexplore.classroom import PollStore  # noqa: E402
 from dpexplore.ui.poll import ClassPoll  # noqa: E402
 
 from .. import widget_protocol as wp  # noqa: E402
 from ..widget_protocol import client_click as click  # noqa: E402
 from ..widget_protocol import client_update as update  # noqa: E402
+from .conftest import rows  # noqa: E402
 
 shell = wp.shell  # the fixture: a stand-in shell counting the tracebacks sent to the client
-
-
-@pytest.fixture
-def store(tmp_path):
-    return PollStore(tmp_path)
 
 
 @pytest.fixture
@@ -34,20 +28,11 @@ def poll(store):
 
 
 def _responses(store, code):
-    con = sqlite3.connect(store.path)
-    try:
-        return con.execute("SELECT count(*), coalesce(sum(randomized_bit), 0) FROM responses WHERE code = ?",
-                           (code,)).fetchone()
-    finally:
-        con.close()
+    return rows(store, "SELECT count(*), coalesce(sum(randomized_bit), 0) FROM responses WHERE code = ?", (code,))[0]
 
 
 def _tokens(store, code):
-    con = sqlite3.connect(store.path)
-    try:
-        return con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
-    finally:
-        con.close()
+    return rows(store, "SELECT count(*) FROM tokens WHERE code = ?", (code,))[0][0]
 
 
 def _stuff(page, code, rounds):
@@ -141,9 +126,7 @@ def test_an_anonymous_page_cannot_create_a_poll(shell, store, monkeypatch):
         assert page.mode == "student" and not hasattr(page, "create_button"), qs
         if qs:
             assert "instructor link" in page._poll_messages.value, qs
-    con = sqlite3.connect(store.path)
-    assert con.execute("SELECT count(*) FROM polls").fetchone()[0] == 0
-    con.close()
+    assert rows(store, "SELECT count(*) FROM polls") == [(0,)]
     assert shell.tracebacks == 0
 
 
@@ -172,9 +155,9 @@ def test_join_code_guessing_is_rate_limited_per_page(shell, store, poll, monkeyp
           f"{201 - len(asked)} refused by the page")
 
 
-def test_join_code_guessing_is_rate_limited_per_client_address(tmp_path, monkeypatch):
+def test_join_code_guessing_is_rate_limited_per_client_address(make_store, monkeypatch):
     """Many pages (new page views) from one address share the store's limit: the 4th wrong code is refused."""
-    store = PollStore(tmp_path, failed_join_rate=(3, 60.0))
+    store = make_store(failed_join_rate=(3, 60.0))
     poll = store.create_poll("Q?", epsilon=1.0)
     wrong = "ABCDEF" if poll.code != "ABCDEF" else "ABCDEG"
     monkeypatch.setenv("HTTP_X_DPX_CLIENT", "203.0.113.9")

@@ -3,19 +3,14 @@ student's coin, one answer per page view, the class view, Binder. Hostile client
 in test_poll_hostile.py."""
 
 import re
-import sqlite3
 
 import pytest
 
 pytest.importorskip("ipywidgets")
 
-from dpexplore.classroom import PollStore  # noqa: E402
 from dpexplore.ui.poll import MAX_QUERY_CHARS, ClassPoll  # noqa: E402
 
-
-@pytest.fixture
-def store(tmp_path):
-    return PollStore(tmp_path)
+from .conftest import rows  # noqa: E402
 
 
 @pytest.fixture
@@ -63,8 +58,7 @@ def test_student_flips_sends_and_a_second_answer_is_refused(teacher, store):
     assert "it is done" in _errors(s)
     t = teacher.check_now()
     assert (t.responses, t.yes) == (1, report)
-    rows = sqlite3.connect(store.path).execute("SELECT randomized_bit FROM responses").fetchall()
-    assert rows == [(report,)]
+    assert rows(store, "SELECT randomized_bit FROM responses") == [(report,)]
     assert "Responses: 1" in teacher._tally_html.value
     assert "1 response(s)" in teacher.figures["class"].layout.title.text
 

@@ -1,5 +1,6 @@
-"""The SQLite poll store: schema, privacy of what is stored, one answer per token, limits, expiry,
-secrets, hostile input, and many writer processes at once."""
+"""The poll store on both backends (SQLite and PostgreSQL, see conftest.py): schema, privacy of what is
+stored, one answer per token and per voter, limits, expiry, secrets, hostile input, and many writer processes
+at once. Tests named *sqlite* are about the SQLite file itself (WAL, upgrades in place)."""
 
 import sqlite3
 import subprocess
@@ -24,6 +25,8 @@ from dpexplore.classroom.store import (
     default_poll_dir,
 )
 
+from .conftest import rows
+
 
 class Clock:
     def __init__(self, t=1_000_000.0):
@@ -33,9 +36,16 @@ class Clock:
         return self.t
 
 
-@pytest.fixture
-def store(tmp_path):
-    return PollStore(tmp_path)
+def _url(store):
+    """A URL that opens the same database in another process."""
+    return f"sqlite:///{store.path}" if store.path is not None else store._url
+
+
+def _columns(store, table):
+    if store.path is not None:
+        return [r[1] for r in _rows(store.path, f"PRAGMA table_info({table})")]
+    return [c for (c,) in rows(store, "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                                      "ORDER BY ordinal_position", (table,))]
 
 
 def _rows(path, sql):
@@ -46,13 +56,18 @@ def _rows(path, sql):
         con.close()
 
 
-def test_schema_version_and_wal(store):
-    assert store.schema_version() == SCHEMA_VERSION
+def test_schema_version(store):
+    assert store.schema_version() == SCHEMA_VERSION == 3
+    assert rows(store, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+def test_sqlite_is_in_wal_mode(tmp_path):
+    store = PollStore(tmp_path)
     assert _rows(store.path, "PRAGMA journal_mode") == [("wal",)]
     assert _rows(store.path, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
-def test_a_database_of_another_schema_version_is_refused(tmp_path):
+def test_a_sqlite_database_of_another_schema_version_is_refused(tmp_path):
     PollStore(tmp_path)
     con = sqlite3.connect(tmp_path / "polls.sqlite3")
     con.execute("UPDATE schema_version SET version = 99")
@@ -67,12 +82,14 @@ def test_only_the_randomized_bit_and_a_timestamp_are_stored(store):
     bits = [1, 0, 0, 1, 1]
     for b in bits:
         store.submit(poll.code, store.issue_token(poll.code), b)
-    cols = [r[1] for r in _rows(store.path, "PRAGMA table_info(responses)")]
-    assert cols == ["id", "code", "token", "randomized_bit", "received_at"]
-    assert [r[1] for r in _rows(store.path, "PRAGMA table_info(tokens)")] == ["token", "code", "issued_at"]
-    assert [b for (b,) in _rows(store.path, "SELECT randomized_bit FROM responses ORDER BY id")] == bits
+    assert _columns(store, "responses") == ["id", "code", "token", "randomized_bit", "received_at", "voter"]
+    assert _columns(store, "tokens") == ["token", "code", "issued_at", "voter"]
+    assert [b for (b,) in rows(store, "SELECT randomized_bit FROM responses ORDER BY id")] == bits
+    assert rows(store, "SELECT count(*) FROM responses WHERE voter IS NOT NULL") == [(0,)]  # no hub: no voter
     # the secret is not stored, only its hash
-    assert poll.secret.encode() not in store.path.read_bytes()
+    assert rows(store, "SELECT count(*) FROM polls WHERE secret_sha256 = ?", (poll.secret,)) == [(0,)]
+    if store.path is not None:
+        assert poll.secret.encode() not in store.path.read_bytes()
     t = store.tally(poll.code, poll.secret)
     assert (t.responses, t.yes, t.tokens) == (5, 3, 5)
 
@@ -85,11 +102,10 @@ def test_one_answer_per_token_enforced_by_the_database(store):
         store.submit(poll.code, tok, 0)
     assert store.tally(poll.code, poll.secret).responses == 1
     # the constraint itself is in the table: a raw second insert fails too
-    con = sqlite3.connect(store.path)
-    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+    with pytest.raises(store._backend.integrity_error) as err, store._write() as con:
         con.execute("INSERT INTO responses (code, token, randomized_bit, received_at) VALUES (?, ?, 0, 0)",
                     (poll.code, tok))
-    con.close()
+    assert store._backend.is_unique_violation(err.value)
     # an unissued token, and a token of another poll, are refused
     with pytest.raises(PollError, match="not issued for this poll"):
         store.submit(poll.code, "A" * 32, 1)
@@ -159,9 +175,9 @@ def test_open_polls_responses_and_tokens_are_bounded(store, monkeypatch):
         store.submit(poll.code, toks[2], 1)
 
 
-def test_polls_close_expire_and_are_deleted(tmp_path):
+def test_polls_close_expire_and_are_deleted(make_store):
     clock = Clock()
-    store = PollStore(tmp_path, clock=clock)
+    store = make_store(clock=clock)
     poll = store.create_poll("Q?", epsilon=1.0, closes_in_minutes=10, lifetime_hours=1)
     tok = store.issue_token(poll.code)
     late = store.issue_token(poll.code)
@@ -177,7 +193,7 @@ def test_polls_close_expire_and_are_deleted(tmp_path):
     with pytest.raises(UnknownPoll, match="no poll with join code"):
         store.poll_info(poll.code)
     for table in ("polls", "tokens", "responses"):
-        assert _rows(store.path, f"SELECT count(*) FROM {table}") == [(0,)]
+        assert rows(store, f"SELECT count(*) FROM {table}") == [(0,)]
 
 
 def test_instructor_close_and_delete(store):
@@ -209,7 +225,8 @@ def test_hostile_join_codes_are_refused_before_any_query(store, code, monkeypatc
     def no_db(*a, **k):  # pragma: no cover - must not be reached
         raise AssertionError("database opened for a malformed code")
 
-    monkeypatch.setattr(store, "_connect", no_db)
+    monkeypatch.setattr(store._backend, "write", no_db)
+    monkeypatch.setattr(store._backend, "read", no_db)
     with pytest.raises(PollError, match="join code must be 6 characters"):
         store.poll_info(code)
     with pytest.raises(PollError, match="join code must be 6 characters"):
@@ -235,8 +252,9 @@ def test_default_poll_dir(monkeypatch, tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from dpexplore.classroom.store import PollStore, AlreadyAnswered
-    directory, code, n, shared = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    store = PollStore(directory, token_rate=(10**6, 60.0))  # a concurrency test, not the rate limit
+    where, code, n, shared = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    # a concurrency test, not the rate limit
+    store = PollStore(url=where, token_rate=(10**6, 60.0))
     print("ready", flush=True)
     sys.stdin.readline()  # a barrier: every process is imported and connected before any writes
     ok = dup = 0
@@ -257,7 +275,7 @@ def test_many_writer_processes_at_once(store):
     poll = store.create_poll("Q?", epsilon=1.0)
     shared = store.issue_token(poll.code)
     procs, n = 8, 40
-    cmd = [sys.executable, "-c", WRITER, str(store.directory), poll.code, str(n), shared]
+    cmd = [sys.executable, "-c", WRITER, _url(store), poll.code, str(n), shared]
     ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
           for _ in range(procs)]
     for p in ps:
@@ -297,7 +315,7 @@ def test_open_polls_are_counted_per_creator(store, monkeypatch):
     with pytest.raises(PollLimitReached, match="hub:alice already has 2 polls"):
         store.create_poll("Q?", epsilon=1.0, creator="hub:alice")
     p = store.create_poll("Q?", epsilon=1.0, creator="hub:bob")  # another instructor is not blocked
-    assert _rows(store.path, f"SELECT creator FROM polls WHERE code = '{p.code}'") == [("hub:bob",)]
+    assert rows(store, "SELECT creator FROM polls WHERE code = ?", (p.code,)) == [("hub:bob",)]
     for bad in ("", "a b", "x" * 81, "<script>"):
         with pytest.raises(PollError, match="creator must be 1 to 80 characters"):
             store.create_poll("Q?", epsilon=1.0, creator=bad)
@@ -317,10 +335,10 @@ def test_the_creator_reopens_a_poll_without_its_secret_nobody_else_does(store):
 
 
 # -- issue 31.4 / 31.7: token issue and failed joins are rate-limited in the database --------------------------
-def test_token_issue_is_rate_limited_per_poll(tmp_path):
+def test_token_issue_is_rate_limited_per_poll(make_store):
     """Before: 8,000 joins in 199 s exhausted a poll's tokens. Now at most token_rate[0] per window, per poll."""
     clock = Clock()
-    store = PollStore(tmp_path, clock=clock, token_rate=(5, 60.0))
+    store = make_store(clock=clock, token_rate=(5, 60.0))
     p, q = store.create_poll("P?", epsilon=1.0), store.create_poll("Q?", epsilon=1.0)
     for _ in range(5):
         store.join(p.code, client="10.0.0.1")
@@ -332,11 +350,11 @@ def test_token_issue_is_rate_limited_per_poll(tmp_path):
     assert store.tally(p.code, p.secret).tokens == 6
 
 
-def test_failed_joins_are_rate_limited_per_client_address(tmp_path):
+def test_failed_joins_are_rate_limited_per_client_address(make_store):
     """Before: ~200 guesses/s from one page. Now a client's 4th wrong code in a window is refused, and
     so is any join from it (a correct code too) until the window has passed; other clients are unaffected."""
     clock = Clock()
-    store = PollStore(tmp_path, clock=clock, failed_join_rate=(3, 60.0))
+    store = make_store(clock=clock, failed_join_rate=(3, 60.0))
     p = store.create_poll("P?", epsilon=1.0)
     wrong = "ABCDEF" if p.code != "ABCDEF" else "ABCDEG"
     for bad in (wrong, "nonsense", wrong):
@@ -347,14 +365,14 @@ def test_failed_joins_are_rate_limited_per_client_address(tmp_path):
                                                         r"try again in 60 s"):
             store.join(attempt, client="192.0.2.7")
     assert store.join(p.code, client="192.0.2.8")[0].code == p.code
-    stored = _rows(store.path, "SELECT client FROM join_failures")
+    stored = rows(store, "SELECT client FROM join_failures")
     assert len(stored) == 3 and all("192.0.2" not in c and len(c) == 64 for (c,) in stored)  # a keyed hash
     clock.t += 61
     assert store.join(p.code, client="192.0.2.7")[0].code == p.code
-    assert _rows(store.path, "SELECT count(*) FROM join_failures") == [(0,)]  # purged after the window
+    assert rows(store, "SELECT count(*) FROM join_failures") == [(0,)]  # purged after the window
 
 
-def test_a_version_1_database_is_upgraded_in_place(tmp_path):
+def test_a_version_1_sqlite_database_is_upgraded_in_place(tmp_path):
     con = sqlite3.connect(tmp_path / "polls.sqlite3")
     con.executescript("""
         PRAGMA journal_mode = WAL;
@@ -366,6 +384,115 @@ def test_a_version_1_database_is_upgraded_in_place(tmp_path):
     con.commit()
     con.close()
     store = PollStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
     assert store.poll_info("ABCDEF").question == "old?"
     assert _rows(store.path, "SELECT creator FROM polls") == [("unknown",)]
+
+
+def test_a_version_2_sqlite_database_gets_the_voter_columns_and_keeps_its_answers(tmp_path):
+    store = PollStore(tmp_path)
+    p = store.create_poll("old?", epsilon=1.0)
+    store.submit(p.code, store.issue_token(p.code), 1)
+    con = sqlite3.connect(store.path)  # make it a version 2 file: no voter columns, no voter index
+    con.executescript("""DROP INDEX responses_voter; ALTER TABLE responses DROP COLUMN voter;
+                         ALTER TABLE tokens DROP COLUMN voter; UPDATE schema_version SET version = 2;""")
+    con.close()
+    store = PollStore(tmp_path)
+    assert store.schema_version() == 3
+    assert _columns(store, "responses")[-1] == "voter" and _columns(store, "tokens")[-1] == "voter"
+    assert store.tally(p.code, p.secret).responses == 1
+    info, tok = store.join(p.code, voter="hub:ann")
+    store.submit(p.code, tok, 0)
+    with pytest.raises(AlreadyAnswered, match="one answer per signed-in student"):
+        store.submit(p.code, store.join(p.code, voter="hub:ann")[1], 1)
+
+
+# -- issue 27.2: one answer per voter (a hub user), whichever page view sends it ----------------------------
+def test_one_answer_per_voter_across_reloads_tabs_and_browsers(store):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    info, first = store.join(poll.code, voter="hub:alice")
+    assert info.already_answered is False
+    second = store.join(poll.code, voter="hub:alice")[1]  # a second tab, opened before the first answered
+    store.submit(poll.code, first, 1)
+    info, third = store.join(poll.code, voter="hub:alice")  # a reload after answering: told at once
+    assert info.already_answered is True
+    for tok in (second, third, first):
+        with pytest.raises(AlreadyAnswered, match="already answered"):
+            store.submit(poll.code, tok, 0)
+    info, tok = store.join(poll.code, voter="hub:bob")  # another student is accepted
+    assert info.already_answered is False
+    store.submit(poll.code, tok, 0)
+    store.submit(poll.code, store.issue_token(poll.code), 1)  # no voter: one answer per page view, as before
+    t = store.tally(poll.code, poll.secret)
+    assert (t.responses, t.yes, t.tokens) == (3, 2, 5)
+    assert sorted(rows(store, "SELECT voter FROM responses WHERE voter IS NOT NULL")) == [("hub:alice",),
+                                                                                         ("hub:bob",)]
+    # the database itself refuses a second row of a voter (the check above is not the only guard)
+    with pytest.raises(store._backend.integrity_error) as err, store._write() as con:
+        con.execute("INSERT INTO responses (code, token, randomized_bit, received_at, voter) VALUES (?, ?, 0, 0, ?)",
+                    (poll.code, second, "hub:alice"))
+    assert store._backend.is_unique_violation(err.value)
+    other = store.create_poll("Other?", epsilon=1.0)  # one answer per voter *per poll*
+    store.submit(other.code, store.join(other.code, voter="hub:alice")[1], 1)
+
+
+@pytest.mark.parametrize("bad, err", [("", PollError), ("a b", PollError), ("x" * 81, PollError),
+                                      ("<script>", PollError), (7, TypeError)])
+def test_a_malformed_voter_is_refused_before_any_query(store, bad, err, monkeypatch):
+    poll = store.create_poll("Q?", epsilon=1.0)
+    monkeypatch.setattr(store._backend, "write", None)  # calling it would fail differently
+    with pytest.raises(err, match="voter must be"):
+        store.join(poll.code, voter=bad)
+
+
+VOTER_RACE = textwrap.dedent("""
+    import sys
+    from dpexplore.classroom.store import PollStore, AlreadyAnswered
+    url, code = sys.argv[1], sys.argv[2]
+    store = PollStore(url=url, token_rate=(10**6, 60.0))
+    tokens = [store.join(code, voter="hub:eve")[1] for _ in range(5)]  # five tabs of one student
+    print("ready", flush=True)
+    sys.stdin.readline()
+    ok = dup = 0
+    for tok in tokens:
+        try:
+            store.submit(code, tok, 1)
+            ok += 1
+        except AlreadyAnswered:
+            dup += 1
+    print(ok, dup)
+""")
+
+
+def test_one_voter_racing_from_many_processes_lands_once(store):
+    """6 processes (servers) x 5 tabs of the same hub user send at once: exactly one answer is stored."""
+    poll = store.create_poll("Q?", epsilon=1.0)
+    cmd = [sys.executable, "-c", VOTER_RACE, _url(store), poll.code]
+    ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+          for _ in range(6)]
+    for p in ps:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()[-800:]
+    for p in ps:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [p.communicate(timeout=120) for p in ps]
+    assert all(p.returncode == 0 for p in ps), [o[1][-800:] for o in outs]
+    counts = [tuple(map(int, o[0].split())) for o in outs]
+    assert sum(c[0] for c in counts) == 1 and sum(c[1] for c in counts) == 29
+    t = store.tally(poll.code, poll.secret)
+    assert (t.responses, t.tokens) == (1, 30)
+
+
+def test_a_database_url_selects_the_backend(tmp_path, monkeypatch):
+    s = PollStore(url=f"sqlite:///{tmp_path}/sub/p.sqlite3")
+    assert s.path == tmp_path / "sub" / "p.sqlite3" and s.location == str(s.path)
+    monkeypatch.setenv("DPEXPLORE_POLL_DB", f"sqlite:///{tmp_path}/env.sqlite3")
+    assert PollStore().path == tmp_path / "env.sqlite3"  # the environment's URL, when nothing is given
+    assert PollStore(tmp_path / "d").path == tmp_path / "d" / "polls.sqlite3"  # an explicit folder wins
+    with pytest.raises(TypeError, match="a directory .* or a url, not both"):
+        PollStore(tmp_path, url="sqlite:///x.sqlite3")
+    for bad, msg in (("mysql://u:hunter2@h/db", "must start with sqlite:/// or postgresql://"),
+                     ("sqlite:///", "must name a file"), ("x" * 3000, "at most 2000 characters")):
+        with pytest.raises(ValueError, match=msg) as err:
+            PollStore(url=bad)
+        assert "hunter2" not in str(err.value)  # a password in a URL is never echoed
