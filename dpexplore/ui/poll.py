@@ -40,7 +40,7 @@ import plotly.graph_objects as go
 
 from ..classroom import stats as poll_stats
 from ..classroom.credentials import in_voila_page, instructor_identity
-from ..classroom.links import student_link
+from ..classroom.hub import hub_voter, under_hub
 from ..classroom.store import (
     MAX_EPSILON,
     MAX_LIFETIME_HOURS,
@@ -179,6 +179,10 @@ class ClassPoll(Dashboard):
             elif key != "instructor":  # the server exchanges ?instructor= for a cookie; never read here
                 rest.append((key, value))
         self.instructor, why = instructor_identity(self._env)
+        #: the hub user's poll voter ("hub:<name>": one answer per hub user), None without a hub
+        self.voter = hub_voter(self._env)
+        if self.instructor is None and under_hub(self._env):
+            why = pages.HUB_NOT_INSTRUCTOR
         client = self._env.get("HTTP_X_DPX_CLIENT", "")
         self.client = client[:200] if isinstance(client, str) and client else None
         wants_instructor = "join" not in wanted and ("teach" in wanted or "poll" in wanted or "secret" in wanted)
@@ -362,9 +366,9 @@ class ClassPoll(Dashboard):
         self._form.layout.display = "none"
         self._live.layout.display = None
         self._links.value = pages.links_html(code, tally, self._env)
-        link = student_link(code, self._env)
+        link = pages.poll_link(code, self._env)
         self._copy.text = link.full if link.full and not link.loopback_only else link.relative
-        self._tally_html.value = pages.tally_html(tally)
+        self._tally_html.value = pages.tally_html(tally, self._env)
         self.update_times.append((tally.responses, time.time()))
         self.refresh("tally")
         self._watcher = threading.Thread(target=self._watch, name="poll-watch", daemon=True)
@@ -377,7 +381,7 @@ class ClassPoll(Dashboard):
         if old is None or (t.responses, t.yes, t.tokens, t.info.is_open) != (old.responses, old.yes, old.tokens,
                                                                             old.info.is_open):
             self._tally = t
-            self._tally_html.value = pages.tally_html(t)
+            self._tally_html.value = pages.tally_html(t, self._env)
             self.update_times.append((t.responses, time.time()))
             if old is None or (t.responses, t.yes) != (old.responses, old.yes):
                 self.refresh("tally")
@@ -578,7 +582,7 @@ class ClassPoll(Dashboard):
                 raise PollError("no poll database (see the message above)")
             self._page_may_try()
             try:
-                info, token = self.store.join(code, client=self.client)
+                info, token = self.store.join(code, client=self.client, voter=self.voter)
             except (RateLimited, PollClosed):
                 raise  # not a wrong code
             except PollError:
@@ -598,8 +602,10 @@ class ClassPoll(Dashboard):
         self._coin_seed = None
         self._join_row.layout.display = "none"
         self.code_input.disabled = self.join_button.disabled = True
-        self._question_html.value = pages.joined_html(info)
+        self._question_html.value = pages.joined_html(info, self._env)
         self._answer_box.layout.display = None
+        if getattr(info, "already_answered", False):  # this hub user answered from another page
+            self._finish(pages.ALREADY_ANSWERED_HTML)
 
     def flip_coin(self) -> None:
         """Randomize the chosen answer (the Flip button calls this); nothing leaves the kernel yet."""
@@ -646,7 +652,8 @@ class ClassPoll(Dashboard):
         except (sqlite3.Error, OSError):
             raise  # a busy database: the coin stays, Send can be pressed again
         except AlreadyAnswered:
-            self._finish("<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
+            self._finish(pages.ALREADY_ANSWERED_HTML if self.voter is not None else
+                         "<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
                          "had already sent its answer; you can close it.</div>")
             self._clear_messages()
             return

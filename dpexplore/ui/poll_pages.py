@@ -11,12 +11,14 @@ from collections.abc import Mapping
 import dpexplore
 
 from ..classroom import stats as poll_stats
-from ..classroom.links import qr_svg, student_link
+from ..classroom.hub import hub_student_link, under_hub
+from ..classroom.links import StudentLink, qr_svg, student_link
 from ..classroom.store import PollInfo, Tally
 from .dashboard import _ERROR_STYLE, _NOTE_STYLE, PRNG_FOOTER
 
 __all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "on_binder", "box", "copy_widget", "epsilon_text", "pct", "links_html",
-           "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html"]
+           "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html", "poll_link", "rule_html",
+           "ALREADY_ANSWERED_HTML", "HUB_NOT_INSTRUCTOR"]
 
 HIDE_GUIDE_CSS = "<style>.jp-MarkdownCell{display:none !important}</style>"  # the guide is the instructor's
 
@@ -48,6 +50,34 @@ function render({ model, el }) {
 }
 export default { render };
 """
+
+
+#: the student page when its hub user has answered this poll already (from any page, tab or browser)
+ALREADY_ANSWERED_HTML = ("<div class='dpx-poll-done dpx-poll-already' style='margin:0.3em 0;color:#1e6b3a'><b>You have "
+                         "already answered this poll (one answer per hub user).</b> Your first answer counts; "
+                         "nothing more can be sent from any page, tab or browser of your hub account. You can "
+                         "close this page.</div>")
+#: why a hub user's page is a student page
+HUB_NOT_INSTRUCTOR = ("creating a poll or opening a class view needs membership of the hub's instructors group "
+                      "(ask the hub's administrator; the membership applies from your server's next start)")
+
+
+def poll_link(code: str, environ: Mapping[str, str]) -> StudentLink:
+    """The students' link to poll ``code``: through the hub's ``user-redirect`` under a hub, else this page's."""
+    return hub_student_link(code, environ) or student_link(code, environ)
+
+
+def rule_html(environ: Mapping[str, str], *, instructor: bool) -> str:
+    """What "one answer" means on this server: per hub user under a hub, per page view without one."""
+    if under_hub(environ):
+        return ("One answer per hub user is enforced by the database: a reload, a second tab or another browser "
+                "of the same student joins again but cannot answer again.")
+    if instructor:
+        return ("One answer per page view is enforced by the database and the page: a page joins once and sends "
+                "once. There is no hub, so nothing knows who a student is: a reload or another browser is a new "
+                "page view and can answer again — compare the responses with the number of students in the room.")
+    return ("This page answers once. (Without a hub nothing knows who you are: one answer per page view is "
+            "the rule.)")
 
 
 def on_binder(environ: Mapping[str, str] | None = None) -> bool:
@@ -87,7 +117,7 @@ def epsilon_text(eps: float) -> str:
 
 def links_html(code: str, tally: Tally, environ: Mapping[str, str]) -> str:
     """The class view's box to project: question, join code, QR code, short link."""
-    link = student_link(code, environ)
+    link = poll_link(code, environ)
     info = tally.info
     closes = ("open until it expires" if info.closes_at is None else
               f"closes at {time.strftime('%H:%M', time.localtime(info.closes_at))}")
@@ -112,12 +142,14 @@ def links_html(code: str, tally: Tally, environ: Mapping[str, str]) -> str:
         f"<a class='dpx-poll-join-link' href='{html.escape(link.relative)}' target='_blank' "
         f"style='color:#0072B2;text-decoration:underline'>{html.escape(link.relative)}</a></div>"
         f"<div style='color:#555;font-size:0.9em;clear:both'>Your own way back to this class view: "
-        f"<code>?poll={code}</code> in this browser (it holds the instructor cookie). Do not project the "
-        "instructor link the launcher printed.</div>")
+        + (f"<code>?poll={code}</code> in your own hub server (you created it with your hub account).</div>"
+           if under_hub(environ) else
+           f"<code>?poll={code}</code> in this browser (it holds the instructor cookie). Do not project the "
+           "instructor link the launcher printed.</div>"))
 
 
-def tally_html(t: Tally) -> str:
-    """The class view's line of counts, estimate and interval."""
+def tally_html(t: Tally, environ: Mapping[str, str] | None = None) -> str:
+    """The class view's line of counts, estimate and interval, and the one-answer rule in force."""
     est = poll_stats.estimate_fraction(t.yes, t.responses, epsilon=t.info.epsilon)
     state = "open" if t.info.is_open else "closed"
     waiting = ""
@@ -130,9 +162,8 @@ def tally_html(t: Tally) -> str:
         f"<b>debiased estimate: {pct(est.estimate_clipped)}</b>"
         + (f" (unclipped {100 * est.estimate:.1f}%)" if t.responses and not 0 <= est.estimate <= 1 else "")
         + f" · 95% interval [{pct(est.low)}, {pct(est.high)}]</div>"
-        "<div style='color:#555;font-size:0.85em'>One answer per page view is enforced by the database and "
-        "the page: a page joins once and sends once. A reload or another browser is a new page view and can "
-        "answer again: compare the responses with the number of students in the room.</div>")
+        f"<div class='dpx-poll-rule' style='color:#555;font-size:0.85em'>"
+        f"{rule_html(os.environ if environ is None else environ, instructor=True)}</div>")
 
 
 def student_footer_html() -> str:
@@ -142,7 +173,7 @@ def student_footer_html() -> str:
             f"dpexplore {dpexplore.__version__}</div></div>")
 
 
-def joined_html(info: PollInfo) -> str:
+def joined_html(info: PollInfo, environ: Mapping[str, str] | None = None) -> str:
     """The student page after joining: the question and how deniable an answer is (the guide stays hidden)."""
     d = poll_stats.deniability(info.epsilon)
     return HIDE_GUIDE_CSS + (
@@ -154,8 +185,9 @@ def joined_html(info: PollInfo) -> str:
         f"your true answer change by a factor of at most e<sup>ε</sup> = <b>{d.likelihood_ratio:.2f}</b>: someone "
         f"who thought yes and no equally likely would, after seeing your report, believe it is your true "
         f"answer with probability {d.posterior_same:.1%} — never certainty.</div>"
-        "<div style='color:#555;font-size:0.85em'>This page answers once. You see no other student's answer; "
-        "the class's estimate is on the instructor's screen.</div>")
+        f"<div class='dpx-poll-rule' style='color:#555;font-size:0.85em'>"
+        f"{rule_html(os.environ if environ is None else environ, instructor=False)} You see no other student's "
+        "answer; the class's estimate is on the instructor's screen.</div>")
 
 
 def coin_html(u: float, mu: float, bit: int, x: int) -> str:
