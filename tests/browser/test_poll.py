@@ -215,7 +215,9 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
     try:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         cols = [r[1] for r in con.execute("PRAGMA table_info(responses)")]
-        assert cols == ["id", "code", "token", "randomized_bit", "received_at"]
+        assert cols == ["id", "code", "token", "randomized_bit", "received_at", "voter"]
+        # no hub here: no voter stored (the page-view rule)
+        assert con.execute("SELECT count(*) FROM responses WHERE voter IS NOT NULL").fetchone()[0] == 0
         bits = [b for (b,) in con.execute("SELECT randomized_bit FROM responses WHERE code = ? ORDER BY id", (code,))]
         tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
         creator = con.execute("SELECT creator FROM polls WHERE code = ?", (code,)).fetchone()[0]
