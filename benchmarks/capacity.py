@@ -203,6 +203,24 @@ def measure(notebook: str, students: int, moves: int, preheat: bool, timeout: fl
     return row
 
 
+GUIDE = ROOT / "docs" / "guides" / "capacity.md"
+
+
+def write_guide(result_path: Path, guide: Path) -> None:
+    """Put the model's table for ``result_path`` between the markers of ``guide``."""
+    import re
+
+    from dpexplore.hosting.capacity import render_markdown
+
+    table = render_markdown(json.loads(result_path.read_text()))
+    text = guide.read_text()
+    new, n = re.subn(r"(<!-- capacity-table:start -->\n).*?(<!-- capacity-table:end -->)",
+                     lambda m: m.group(1) + table + m.group(2), text, flags=re.S)
+    if n != 1:
+        raise ValueError(f"{guide} must hold one pair of capacity-table markers; found {n}")
+    guide.write_text(new)
+
+
 def _machine() -> dict:
     model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                   if ln.startswith("model name")), platform.processor())
@@ -219,7 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", nargs="+", choices=["stock", "preheat"], default=["stock", "preheat"])
     ap.add_argument("--import-repeats", type=int, default=3, help="repeats of the scipy.stats import probe (0: skip)")
     ap.add_argument("--out", default=str(RESULT))
+    ap.add_argument("--write-guide", action="store_true",
+                    help="only regenerate the table of docs/guides/capacity.md from --out, and stop")
     a = ap.parse_args(argv)
+    if a.write_guide:
+        write_guide(Path(a.out), GUIDE)
+        return 0
     _adapt_ws_client()
     if not 1 <= a.students <= MAX_STUDENTS:
         ap.error(f"--students must be in [1, {MAX_STUDENTS}]; got {a.students}")

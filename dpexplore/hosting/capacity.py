@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 __all__ = ["Lecture", "Measured", "MAX_STUDENTS", "MAX_CORES", "machines_needed", "demand", "capacity_rows",
-           "render_markdown", "binder_summary", "measured_from_result"]
+           "render_markdown", "render_measurements", "binder_summary", "measured_from_result"]
 
 MAX_STUDENTS = 100_000  #: public maximum of a class size the model accepts
 MAX_CORES = 1024  #: public maximum of cores per machine the model accepts
@@ -250,19 +250,54 @@ def binder_summary(result: Mapping, memory_limit_mib: float = 2048.0) -> str:
             "or pulling the image) is not measured here.")
 
 
+def render_measurements(result: Mapping) -> str:
+    """The measured numbers the table is computed from (Markdown list)."""
+    mach = result.get("machine", {})
+    lines = [f"Measured {result.get('date')} on {mach.get('cpus')} cores ({mach.get('cpu_model')}, "
+             f"{mach.get('memory_mib')} MiB), load average {result.get('load_average_start')} at the start and "
+             f"{result.get('load_average_end')} at the end (other work shares this machine), notebook "
+             f"`{result.get('notebook')}`, {result.get('client')}:", ""]
+    for mode in ("stock", "preheat"):
+        if mode not in result:
+            continue
+        r = result[mode]
+        mem = r["memory_with_students"]
+        line = (f"- **{mode}**, {r['students']} students x {r['moves_per_student']} slider moves: "
+                f"{r['cpu_s_per_page_view']} CPU-s per page view (server {r['server_cpu_s_per_page_view']}), "
+                f"{r['cpu_s_per_slider_move']} CPU-s per slider move (server {r['server_cpu_s_per_slider_move']}); "
+                f"kernel PSS {mem['kernel_pss_mib']} MiB, RSS {mem['kernel_rss_mib']} MiB; server RSS "
+                f"{mem['server_rss_mib']} MiB; page sent {r['html_done_median_s']} s, panels ready "
+                f"{r['ready_median_s']} s (median), slider to plot {r['slider_p50_s']} s (p50)")
+        if mode == "preheat":
+            line += f"; filling the pool {r['cpu_s_per_pool_kernel_fill']} CPU-s per kernel"
+        lines.append(line + ".")
+    imp = result.get("kernel_import_scipy_stats")
+    if imp:
+        med = imp["median_mib"]
+        lines.append(f"- a paper-1 dashboard in a fresh interpreter: RSS {med['with_rss']} MiB with `scipy.stats` "
+                     f"imported (as before), {med['without_rss']} MiB without (now); PSS {med['with_pss']} -> "
+                     f"{med['without_pss']} MiB.")
+    return "\n".join(lines) + "\n"
+
+
 def render_markdown(result: Mapping, lecture: Lecture = Lecture()) -> str:
-    """The capacity table (Markdown) computed from a ``capacity.json`` result and the lecture assumptions."""
+    """The measured numbers and the capacity table (Markdown) computed from a ``capacity.json`` result."""
     rows = capacity_rows(result, lecture)
     head = "| serving | students | cores at peak | kernel memory (GiB) | " + " | ".join(
         f"{c}-core machines" for c in CORES) + " |"
-    lines = [head, "|" + "---|" * (4 + len(CORES))]
+    lines = [render_measurements(result),
+             f"Assumptions: {lecture.views_per_minute:g} page view and {lecture.moves_per_minute:g} slider moves per "
+             f"student in the busiest minute, peak factor {lecture.peak_factor:g}, {lecture.cpu_headroom:.0%} of "
+             f"the cores and {lecture.memory_headroom:.0%} of the memory kept free, "
+             f"{lecture.memory_gib_per_core:g} GiB per core, {lecture.os_mib:g} MiB per machine for the system.", "",
+             head, "|" + "---|" * (4 + len(CORES))]
     for r in rows:
         label = "preheated pool" if r["mode"] == "preheat" else "stock"
         cells = []
         for c in CORES:
             cell = str(r["machines"][c])
             if r["mode"] == "preheat":
-                cell += f" (fill {r['prefill_minutes'][c]:.0f} min before)"
+                cell += f" (fill {r['prefill_minutes'][c]:.1f} min before)"
             cells.append(cell)
         lines.append(f"| {label} | {r['students']} | {r['cores']:.1f} | {r['kernel_gib']:.1f} | " + " | ".join(cells)
                      + " |")
