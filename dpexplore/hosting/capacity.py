@@ -186,7 +186,7 @@ def machines_needed(students: int, cores_per_machine: int, measured: Measured,
     cores_per_machine = _check_int(cores_per_machine, "cores_per_machine", 1, MAX_CORES)
     d = demand(students, measured, lecture)
     by_cores = math.ceil(d["cores"] / cores_per_machine - 1e-9)
-    by_server = math.ceil(d["server_cores"] / (1.0 - lecture.cpu_headroom) - 1e-9)
+    by_server = math.ceil(d["server_cores"] - 1e-9)  # one server process per machine: one core (headroom is in)
     per_machine_mib = (lecture.os_mib + measured.server_mib) / (1.0 - lecture.memory_headroom)
     usable_mib = cores_per_machine * lecture.memory_gib_per_core * 1024 - per_machine_mib
     if usable_mib <= 0:

@@ -36,10 +36,12 @@ def test_machines_take_the_binding_constraint():
     assert need["by_cores"] == 3  # 12 cores / 4
     # per machine (768 + 256) / 0.5 = 2048 MiB; 4 GiB machine -> 2048 MiB for kernels; 7680 / 2048 -> 4
     assert need["by_memory"] == 4
-    assert need["by_server"] == math.ceil(2.4 / 0.5)  # 5: the server's one core is what binds
-    assert need["machines"] == 5
-    assert need["memory_gib"] == pytest.approx((7680 + 5 * 2048) / 1024)
-    assert need["prefill_minutes"] == pytest.approx(30 * 2.0 / (5 * 4) / 60)
+    assert need["by_server"] == math.ceil(2.4)  # 3: one server process per machine, one core each
+    assert need["machines"] == 4  # memory binds
+    assert need["memory_gib"] == pytest.approx((7680 + 4 * 2048) / 1024)
+    assert need["prefill_minutes"] == pytest.approx(30 * 2.0 / (4 * 4) / 60)
+    fast_server = Measured(3.0, 0.5, 0.06, 0.01, 1.0, 1.0)  # little memory, light server: cores bind
+    assert machines_needed(30, 4, fast_server, L)["machines"] == 3
     assert machines_needed(1, 16, M, L)["machines"] == 1
 
 
