@@ -272,3 +272,35 @@ def test_every_experiment_caps_its_runs_before_working(call):
         eval(call.split(".", 1)[1], vars(mod))  # noqa: S307 - the test's own literal calls
     assert time.perf_counter() - t0 < 5  # refused up front, not after running
     assert mod.MAX_RUNS <= 100_000
+
+
+def test_bands_equal_the_scipy_stats_quantiles():
+    """The bands use scipy.special (stdtrit, ndtri, betaincinv) so a kernel need not import scipy.stats;
+    they equal the scipy.stats quantiles exactly (the same special functions underneath)."""
+    rng = np.random.default_rng(27)
+    for conf in (0.5, 0.9, 0.95, 0.999):
+        for n in (2, 3, 7, 50, 1000):
+            values = rng.normal(size=(4, n))
+            m, lo, hi = mean_confidence_band(values, conf, axis=1)
+            sd = values.std(axis=1, ddof=1)
+            half = stats.t.ppf(0.5 + conf / 2, n - 1) * sd / np.sqrt(n)
+            np.testing.assert_allclose(hi - m, half, rtol=1e-12, atol=0)
+        trials = np.array([1, 5, 10, 40, 400])
+        succ = np.minimum(rng.integers(0, 400, size=5), trials)
+        succ[0] = 0
+        succ[1] = 5
+        alpha = 1 - conf
+        _, lo, hi = proportion_band(succ, trials, conf, method="clopper-pearson")
+        ref_lo = np.where(succ > 0, stats.beta.ppf(alpha / 2, np.maximum(succ, 1e-300), trials - succ + 1), 0.0)
+        ref_hi = np.where(succ < trials, stats.beta.ppf(1 - alpha / 2, succ + 1,
+                                                         np.maximum(trials - succ, 1e-300)), 1.0)
+        np.testing.assert_array_equal(lo, ref_lo)
+        np.testing.assert_array_equal(hi, ref_hi)
+        z = stats.norm.ppf(1 - alpha / 2)
+        _, lo, hi = proportion_band(succ, trials, conf, method="wilson")
+        p = succ / trials
+        centre = (p + z**2 / (2 * trials)) / (1 + z**2 / trials)
+        half = z * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2)) / (1 + z**2 / trials)
+        inner = (succ > 0) & (succ < trials)
+        np.testing.assert_array_equal(lo[inner], np.clip(centre - half, 0, 1)[inner])
+        np.testing.assert_array_equal(hi[inner], np.clip(centre + half, 0, 1)[inner])

@@ -1,0 +1,79 @@
+"""The capacity model's arithmetic on given inputs, its validation, and the table in the docs."""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from dpexplore.hosting.capacity import (
+    Lecture,
+    Measured,
+    demand,
+    machines_needed,
+    measured_from_result,
+    render_markdown,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+M = Measured(cpu_per_view=3.0, cpu_per_move=0.5, server_cpu_per_view=0.6, server_cpu_per_move=0.1,
+             kernel_mib=128.0, server_mib=256.0, cpu_per_pool_fill=2.0)
+L = Lecture(views_per_minute=1, moves_per_minute=6, peak_factor=2, cpu_headroom=0.5, memory_headroom=0.5,
+            memory_gib_per_core=1, os_mib=768)
+
+
+def test_demand_arithmetic():
+    d = demand(30, M, L)
+    # per student per minute: 1 * 3.0 + 6 * 0.5 = 6 CPU-s; * 30 / 60 = 3 cores; * 2 / (1 - 0.5) = 12
+    assert d["cores"] == pytest.approx(12.0)
+    assert d["server_cores"] == pytest.approx(30 * (0.6 + 0.6) / 60 * 2 / 0.5)  # 2.4
+    assert d["kernel_mib"] == pytest.approx(30 * 128 / 0.5)  # 7680
+
+
+def test_machines_take_the_binding_constraint():
+    need = machines_needed(30, 4, M, L)
+    assert need["by_cores"] == 3  # 12 cores / 4
+    # per machine (768 + 256) / 0.5 = 2048 MiB; 4 GiB machine -> 2048 MiB for kernels; 7680 / 2048 -> 4
+    assert need["by_memory"] == 4
+    assert need["by_server"] == math.ceil(2.4)  # 3: one server process per machine, one core each
+    assert need["machines"] == 4  # memory binds
+    assert need["memory_gib"] == pytest.approx((7680 + 4 * 2048) / 1024)
+    assert need["prefill_minutes"] == pytest.approx(30 * 2.0 / (4 * 4) / 60)
+    fast_server = Measured(3.0, 0.5, 0.06, 0.01, 1.0, 1.0)  # little memory, light server: cores bind
+    assert machines_needed(30, 4, fast_server, L)["machines"] == 3
+    assert machines_needed(1, 16, M, L)["machines"] == 1
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="students"):
+        demand(0, M, L)
+    with pytest.raises(TypeError, match="students"):
+        demand(2.5, M, L)
+    with pytest.raises(ValueError, match="cores_per_machine"):
+        machines_needed(10, 0, M, L)
+    with pytest.raises(ValueError, match="cpu_headroom"):
+        Lecture(cpu_headroom=1.0)
+    with pytest.raises(ValueError, match="peak_factor"):
+        Lecture(peak_factor=0.5)
+    with pytest.raises(TypeError, match="kernel_mib"):
+        Measured(1, 1, 0, 0, "128", 1)
+    with pytest.raises(ValueError, match="cpu_per_view"):
+        Measured(-1, 1, 0, 0, 1, 1)
+    with pytest.raises(ValueError, match="server_cpu"):
+        Measured(1, 1, 2, 0, 1, 1)
+    with pytest.raises(ValueError, match="no memory left"):
+        machines_needed(10, 1, M, Lecture(memory_gib_per_core=0.5))
+    with pytest.raises(ValueError, match="mode"):
+        measured_from_result({}, "warm")
+    with pytest.raises(ValueError, match="stock"):
+        measured_from_result({}, "stock")
+
+
+def test_the_docs_table_is_what_the_model_computes_from_the_measurements():
+    result = json.loads((ROOT / "benchmarks" / "results" / "capacity.json").read_text())
+    doc = (ROOT / "docs" / "guides" / "capacity.md").read_text()
+    table = re.search(r"<!-- capacity-table:start -->\n(.*?)<!-- capacity-table:end -->", doc, re.S)
+    assert table is not None, "the capacity guide lost its table markers"
+    assert table.group(1) == render_markdown(result)
+    assert result["date"] in doc
