@@ -113,3 +113,28 @@ def test_student_link_goes_through_user_redirect():
     assert hostile is None
     odd = hub.hub_student_link("K7MQ2X", {**env, "SERVER_NAME": "bad host!"})
     assert odd.full is None and odd.relative == link.relative
+
+
+def test_the_recipe_config_loads_and_marks_only_instructors(monkeypatch):
+    from pathlib import Path
+
+    from traitlets.config import Config
+
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", "/srv/polls")
+    monkeypatch.setenv("DPEXPLORE_INSTRUCTORS", "ada, bo")
+    c = Config()
+    path = Path(__file__).resolve().parents[2] / "deploy" / "jupyterhub" / "jupyterhub_config.py"
+    exec(compile(path.read_text(), str(path), "exec"), {"get_config": lambda: c})  # noqa: S102 - our own file
+    assert c.Spawner.default_url == "/voila/render/00_index.ipynb"
+    assert "--ServerApp.terminals_enabled=False" in c.Spawner.args
+    env = c.Spawner.environment
+    assert env["DPEXPLORE_POLL_DIR"] == "/srv/polls"
+    flag = env["DPEXPLORE_HUB_INSTRUCTOR"]
+
+    def spawner(*groups):
+        return SimpleNamespace(user=SimpleNamespace(groups=[SimpleNamespace(name=g) for g in groups]))
+
+    assert flag(spawner("instructors")) == "1" and flag(spawner("students")) == "0"
+    assert c.JupyterHub.load_groups == {"instructors": {"users": ["ada", "bo"]}}
+    (role,) = c.JupyterHub.load_roles
+    assert role["services"] == ["idle-culler"] and "delete:servers" in role["scopes"] and "admin:users" not in role
