@@ -1,0 +1,173 @@
+"""The local demo hub (``python -m dpexplore.hub demo``, issue 27) in Chromium: JupyterHub with the recipe in
+deploy/jupyterhub, configurable-http-proxy, one single-user server per user, the shared poll store.
+
+* each user logs in and their gallery renders through the hub; a dashboard renders with its plots;
+* a poll created by a member of the ``instructors`` group (no secret link) is answered **once per
+  student**: after student1 answers, a reload and a second browser context of student1 are refused
+  (the page says so and disables its buttons); student2 is accepted; the class view counts 2;
+* a non-instructor's ``?teach=1`` is a student page that says the instructors group is needed.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .harness import JS_RENDERED, launch_browser, require_browser
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
+PASSWORD = "demo-password-1"
+POLL = "06_class_poll.ipynb"
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def hub():
+    require_browser()
+    from dpexplore.hub import find_chp
+
+    try:
+        find_chp()
+    except FileNotFoundError as exc:
+        if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "dpexplore.hub", "demo", "--port", str(port), "--students", "2",
+                             "--password", PASSWORD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/hub/login", timeout=5) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        assert proc.poll() is None, proc.stdout.read()[-3000:]
+        assert time.monotonic() < deadline, "the demo hub did not answer in 90 s"
+        time.sleep(0.5)
+    print(f"\ndemo hub up in {90 - (deadline - time.monotonic()):.1f} s")
+    yield url
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _login(browser, url, user):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1600})
+    page = ctx.new_page()
+    page.goto(url + "/hub/login", timeout=60_000)
+    page.fill("#username_input", user)
+    page.fill("#password_input", PASSWORD)
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{user}/**", timeout=180_000)  # the server spawned, its default URL opened
+    _rendered(page)
+    return ctx, page
+
+
+def _rendered(page, timeout_s=180):
+    deadline = time.time() + timeout_s
+    while not page.evaluate(JS_RENDERED):
+        assert time.time() < deadline, "Voila did not finish executing the notebook"
+        page.wait_for_timeout(200)
+
+
+def _open(page, url, user, nb, qs=""):
+    page.goto(f"{url}/user/{user}/voila/render/{nb}{'?' + qs if qs else ''}", wait_until="commit", timeout=180_000)
+    _rendered(page)
+
+
+def _answer(page, truth="Yes"):
+    page.locator(".dpx-poll-answer button", has_text=truth).click()
+    page.locator(".dpx-poll-flip").click()
+    page.locator(".dpx-poll-send:not([disabled])").wait_for(timeout=30_000)
+    page.locator(".dpx-poll-send").click()
+    page.locator(".dpx-poll-done").wait_for(timeout=30_000)
+
+
+def _refused(page):
+    """The page of a student who already answered: it says so, and nothing can be sent."""
+    page.locator(".dpx-poll-already").wait_for(timeout=60_000)
+    assert "already answered this poll (one answer per hub user)" in page.locator("body").inner_text()
+    assert all(b.is_disabled() for b in page.locator(".dpx-poll-answer button").all())
+    assert page.locator(".dpx-poll-send").count() == 0 or page.locator(".dpx-poll-send").is_disabled()
+
+
+def test_demo_hub_gallery_dashboard_and_one_answer_per_student(hub):
+    from playwright.sync_api import sync_playwright
+
+    url = hub
+    with sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            t0 = time.perf_counter()
+            # -- every user's gallery through the hub; one dashboard with its plots -----------------
+            users = {}
+            for user in ("instructor", "student1", "student2"):
+                ctx, page = _login(browser, url, user)
+                assert page.url.endswith(f"/user/{user}/voila/render/00_index.ipynb"), page.url
+                assert "differential privacy" in page.locator("body").inner_text()
+                users[user] = (ctx, page)
+            print(f"3 users logged in, servers spawned, galleries rendered in {time.perf_counter() - t0:.1f} s")
+            s2 = users["student2"][1]
+            _open(s2, url, "student2", "00_intro_1_randomized_response_laplace.ipynb")
+            s2.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=120_000)
+            assert "Traceback" not in s2.locator("body").inner_text()
+
+            # -- a non-instructor cannot open the class view ------------------------------------------
+            _open(s2, url, "student2", POLL, "teach=1")
+            s2.locator(".dpx-poll-code-input").wait_for(timeout=60_000)
+            assert s2.locator(".dpx-poll-create").count() == 0 and s2.locator(".dpx-poll-tally").count() == 0
+            assert "instructors group" in s2.locator(".dpx-poll-messages").inner_text()
+
+            # -- the instructor (hub group member) creates a poll without any link --------------------
+            teacher = users["instructor"][1]
+            _open(teacher, url, "instructor", POLL, "teach=1")
+            teacher.locator(".dpx-poll-question textarea").fill("Did you finish the reading?")
+            teacher.locator(".dpx-poll-create").click()
+            teacher.locator(".dpx-poll-code").wait_for(timeout=60_000)
+            code = teacher.locator(".dpx-poll-code").inner_text().strip()
+            assert re.fullmatch(r"[A-Z2-9]{6}", code), code
+            assert "One answer per hub user" in teacher.locator("body").inner_text()
+
+            # -- student1 answers once; a reload and a second browser of student1 are refused ----------
+            s1 = users["student1"][1]
+            _open(s1, url, "student1", POLL, f"join={code}")
+            s1.locator(".dpx-poll-flip").wait_for(timeout=60_000)
+            _answer(s1, "Yes")
+            s1.reload(wait_until="commit", timeout=180_000)
+            _rendered(s1)
+            _refused(s1)
+            ctx_b, s1b = _login(browser, url, "student1")  # another browser (fresh cookies), same hub user
+            _open(s1b, url, "student1", POLL, f"join={code}")
+            _refused(s1b)
+            ctx_b.close()
+
+            # -- another student is accepted; the class view counts two answers -----------------------
+            _open(s2, url, "student2", POLL, f"join={code}")
+            s2.locator(".dpx-poll-flip").wait_for(timeout=60_000)
+            _answer(s2, "No")
+            teacher.wait_for_function("() => /Responses: 2\\b/.test(document.body.innerText)", timeout=60_000)
+            teacher.wait_for_timeout(2500)  # > 2 watcher intervals: no third answer arrives
+            assert re.search(r"Responses: 2\b", teacher.locator(".dpx-poll-tally").first.inner_text())
+            print(f"whole hub scenario in {time.perf_counter() - t0:.1f} s")
+        finally:
+            browser.close()
