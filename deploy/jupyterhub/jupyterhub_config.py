@@ -35,6 +35,8 @@ c.Spawner.args = [
     "--ServerApp.jpserver_extensions=jupyter_lsp=False",
     "--ServerApp.jpserver_extensions=jupyter_server_terminals=False",
     "--LimitedKernelManager.max_kernels=6",  # one student: a few tabs, not 40
+    # nothing can be uploaded (a notebook put through /api/contents would run at /voila/render/<it>)
+    "--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager",
 ]
 c.Spawner.environment = {
     # jupyter_config.json (beside the notebooks) selects dpexplore's LimitedKernelManager in the user's
@@ -44,6 +46,8 @@ c.Spawner.environment = {
     GROUP_ENV: group,
     INSTRUCTOR_ENV: lambda spawner: spawner_instructor_flag(spawner, group),  # called at each spawn
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+    # every kernel websocket drops client execute/inspect/complete/debug requests (dpexplore.hosting.lockdown)
+    "DPEXPLORE_LOCKDOWN": "1",
 }
 for name in ("DPEXPLORE_POLL_DIR", "DPEXPLORE_POLL_DB"):
     if os.environ.get(name):

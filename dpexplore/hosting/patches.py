@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import hmac
+import os
 import secrets
 
 import tornado.web
@@ -53,7 +54,8 @@ from jupyter_server.utils import url_path_join
 from .connections import limits
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
 
-__all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "QUERY_TOKEN", "owner_cookie_name", "owner_token",
+__all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "CODE_REQUESTS", "LOCKDOWN_ENV",
+           "QUERY_TOKEN", "owner_cookie_name", "owner_token",
            "current_page", "install"]
 
 V1 = "v1.kernel.websocket.jupyter.org"
@@ -61,6 +63,14 @@ V1 = "v1.kernel.websocket.jupyter.org"
 CLIENT_COMM_TARGETS = frozenset({"jupyter.widget.control"})
 #: how many such comms a client may open per kernel (one per page load / reconnect)
 MAX_CLIENT_COMMS = 32
+#: client requests that run or inspect code in a kernel; a Voila page's front end sends none of them.
+#: Standalone Voila drops them itself; jupyter_server's websocket (Voila as an extension: Binder, JupyterLab,
+#: a hub user's server) forwarded them, so a page's kernel ran code sent over its websocket. Dropped here for
+#: page kernels always, and for every kernel when ``$DPEXPLORE_LOCKDOWN`` is ``1`` (the hub recipe sets it:
+#: students get Voila only).
+CODE_REQUESTS = frozenset({"execute_request", "inspect_request", "complete_request", "history_request",
+                           "is_complete_request", "debug_request"})
+LOCKDOWN_ENV = "DPEXPLORE_LOCKDOWN"
 
 _SECRET = secrets.token_bytes(32)
 #: what a preheated kernel presents to /voila/query/<kernel id> (``?dpx_token=``); given in its environment
@@ -173,7 +183,12 @@ def _wrap_incoming(orig):
             self.log.warning("Closing the websocket of kernel %s: malformed frame (%s)", self.kernel_id, exc)
             self.websocket_handler.close(1008, "malformed frame")
             return None
-        if _is_page_kernel(self) and _refuse_page_message(self, msg):
+        page = _is_page_kernel(self)
+        if msg.msg_type in CODE_REQUESTS and (page or os.environ.get(LOCKDOWN_ENV) == "1"):
+            _drop_once(self, "code", "Dropped a %s from the client of kernel %s: %s", msg.msg_type, self.kernel_id,
+                       "a Voila page's kernel runs no client code" if page else f"{LOCKDOWN_ENV}=1")
+            return None
+        if page and _refuse_page_message(self, msg):
             return None
         return orig(self, incoming_msg)
 

@@ -6,6 +6,8 @@ brings the kernel cap, the page-kernel reaper and (on import) every websocket fi
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import shutil
 import signal
@@ -27,20 +29,20 @@ pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def extension_server(tmp_path):
+@contextlib.contextmanager
+def _server(tmp_path, extra_args=(), extra_env=None):
     """``jupyter server`` (Voila loaded as its extension) reading only the project's jupyter_config.json."""
     config = tmp_path / "jupyter-config"
     config.mkdir()
     shutil.copy(ROOT / "jupyter_config.json", config / "jupyter_config.json")  # what binder/postBuild does
     port = free_port()
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config)}
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), **(extra_env or {})}
     env.pop("QUERY_STRING", None)
     cmd = [sys.executable, "-m", "jupyter_server", f"--ServerApp.root_dir={ROOT / 'tests' / 'fixtures'}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
            "--ServerApp.open_browser=False", "--ServerApp.allow_root=True", "--IdentityProvider.token=",
            "--LimitedKernelManager.max_kernels=2", "--LimitedKernelManager.connect_timeout=3",
-           "--LimitedKernelManager.reap_interval=1"]
+           "--LimitedKernelManager.reap_interval=1", *extra_args]
     log_path = tmp_path / "server.log"
     with open(log_path, "w") as log:
         # cwd: an empty folder, so no voila.json is read: jupyter_config.json alone must do it
@@ -67,6 +69,20 @@ def extension_server(tmp_path):
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait(timeout=15)
+
+
+@pytest.fixture
+def extension_server(tmp_path):
+    with _server(tmp_path) as srv:
+        yield srv
+
+
+@pytest.fixture
+def locked_server(tmp_path):
+    """A hub user's server as the recipe configures it: lockdown on, read-only contents."""
+    args = ["--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager"]
+    with _server(tmp_path, args, {"DPEXPLORE_LOCKDOWN": "1"}) as srv:
+        yield srv
 
 
 def _render(url: str) -> tuple[str, str]:
@@ -130,3 +146,83 @@ def test_extension_mode_has_the_cap_the_frame_checks_the_reaper_and_the_owner_sh
     assert owner, "the page got no owner cookie"
     assert _shutdown(url, kernel_id, "_xsrf=forged") == 403 and kernel_alive(url, kernel_id)
     assert _shutdown(url, kernel_id, owner) == 204 and not kernel_alive(url, kernel_id)
+
+
+CODE_REQUESTS = ("execute_request", "inspect_request", "complete_request", "history_request", "debug_request")
+
+
+def _try_code(url: str, kernel_id: str, marker: Path) -> None:
+    """Send every code-running request a client could, each writing ``marker`` if run."""
+    from .wsclient import message
+
+    code = f"open({str(marker)!r}, 'w').write('pwned')"
+
+    async def attack():
+        ws = await connect(url, kernel_id)
+        for msg_type in CODE_REQUESTS:
+            content = {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                       "allow_stdin": False, "cursor_pos": 0, "detail_level": 0}
+            channel = "control" if msg_type == "debug_request" else "shell"
+            await ws.write_message(message(msg_type, content, channel=channel))
+        await asyncio.sleep(4)
+        ws.close()
+
+    asyncio.run(asyncio.wait_for(attack(), 30))
+
+
+def test_a_voila_page_kernel_runs_no_client_code_in_extension_mode(extension_server, tmp_path):
+    """Standalone Voila drops a client's execute_request; jupyter_server's websocket (extension mode: Binder,
+    a hub user's server) did not: a page's kernel ran code sent over its websocket."""
+    url, _ = extension_server
+    kernel_id, _ = _render(url)
+    marker = tmp_path / "pwned-page"
+    _try_code(url, kernel_id, marker)
+    assert not marker.exists()
+
+
+def _http(url, method, body=None, xsrf=""):
+    """One request with the page's XSRF cookie and header (as a browser of that page would send it)."""
+    headers = {"Content-Type": "application/json"}
+    if xsrf:
+        headers.update({"Cookie": f"_xsrf={xsrf}", "X-XSRFToken": xsrf})
+    req = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - loopback
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _xsrf(url: str) -> str:
+    """An XSRF token a browser could hold: tornado's double-submit check compares cookie and header (a hex
+    token is its version-1 form), which is all a student's own browser needs to pass it."""
+    return "ab" * 16
+
+
+def test_a_locked_down_server_runs_no_client_code_and_accepts_no_notebook(locked_server, tmp_path):
+    """The hub recipe's single-user server: a kernel started through the REST API runs no code sent over its
+    websocket, and no notebook can be uploaded (which Voila would then run); the gallery page still renders."""
+    url, log_path = locked_server
+    kernel_id, _ = _render(url)  # pages still render (Voila reads the notebook, the kernel runs it)
+    xsrf = _xsrf(url)
+    status, body = _http(f"{url}/api/kernels", "POST", {"name": "python3"}, xsrf)
+    assert status in (201, 503), body[:300]  # allowed, within the cap; but it runs nothing a client sends
+    target = json.loads(body)["id"] if status == 201 else kernel_id
+    marker = tmp_path / "pwned-rest"
+    _try_code(url, target, marker)
+    assert not marker.exists()
+    assert "DPEXPLORE_LOCKDOWN=1" in log_path.read_text() or status == 503
+    evil = {"type": "notebook", "format": "json", "content": {"cells": [], "metadata": {}, "nbformat": 4,
+                                                              "nbformat_minor": 5}}
+    for method, path, payload in (("PUT", "/api/contents/evil.ipynb", evil),
+                                  ("POST", "/api/contents", {"type": "notebook"}),
+                                  ("PATCH", "/api/contents/binary_traffic.ipynb", {"path": "moved.ipynb"}),
+                                  ("DELETE", "/api/contents/binary_traffic.ipynb", None),
+                                  ("POST", "/api/contents/binary_traffic.ipynb/checkpoints", None)):
+        status, body = _http(url + path, method, payload, xsrf)
+        assert status == 403 and b"read-only" in body, (method, path, status, body[:200])
+    assert (ROOT / "tests" / "fixtures" / "binary_traffic.ipynb").exists()
+    assert not (ROOT / "tests" / "fixtures" / "evil.ipynb").exists()
+    status, _ = _http(f"{url}/api/contents/binary_traffic.ipynb", "GET")
+    assert status == 200  # reading still works
