@@ -45,39 +45,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from load_test import _kernels, _wait_for_pool, run_level  # noqa: E402
 
 from tests.browser.harness import VoilaServer  # noqa: E402
-from tests.hosting import wsclient  # noqa: E402
-
-_PLOTLY = "application/vnd.plotly.v1+json"
-
-
-def _as_output(state: dict) -> dict:
-    """A plot widget's state (the dashboards now draw with an anywidget whose ``figure`` trait holds the
-    plotly figure) in the form ``load_test.ws_session`` still looks for (an OutputModel holding plotly's
-    mimetype): the same event, so its timings mean what they meant."""
-    if "figure" in state:
-        state = dict(state, _model_name="OutputModel")
-        state["outputs"] = [{"data": {_PLOTLY: state["figure"]}}] if state["figure"] else []
-    return state
-
-
-_decode, _request_states = wsclient.decode, wsclient.request_states
-
-
-def _decode_plots(frame) -> dict:
-    msg = _decode(frame)
-    data = (msg.get("content") or {}).get("data") or {}
-    if data.get("method") == "update" and "figure" in (data.get("state") or {}):
-        data["state"] = _as_output(data["state"])
-    return msg
-
-
-async def _request_states_plots(ws, **kw):
-    return {k: _as_output(v) for k, v in (await _request_states(ws, **kw)).items()}
-
-
-def _adapt_ws_client() -> None:
-    """Let ``load_test.ws_session`` recognise the anywidget plots (see :func:`_as_output`)."""
-    wsclient.decode, wsclient.request_states = _decode_plots, _request_states_plots
 
 MAX_STUDENTS = 40  #: public maximum of simulated students (each holds a kernel of ~130 MiB)
 MAX_MOVES = 50  #: public maximum of slider moves per student
@@ -244,7 +211,6 @@ def main(argv: list[str] | None = None) -> int:
         for doc in (GUIDE, GUIDE.parents[2] / "README.md"):  # the guide and the README's copy
             write_guide(Path(a.out), doc)
         return 0
-    _adapt_ws_client()
     if not 1 <= a.students <= MAX_STUDENTS:
         ap.error(f"--students must be in [1, {MAX_STUDENTS}]; got {a.students}")
     if not 1 <= a.moves <= MAX_MOVES:

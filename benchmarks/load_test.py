@@ -246,11 +246,15 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
         out["updates_before_state_reply"] = len(dropped)
         out["rendered_s"] = time.perf_counter() - t0
 
+        def is_plot_widget(v):  # the dashboards' anywidget plot (a ``figure`` trait) or an Output holding plotly's
+            return "figure" in v or v.get("_model_name") == "OutputModel"
+
         def outputs():
-            return {k: v for k, v in states.items() if v.get("_model_name") == "OutputModel"}
+            return {k: v for k, v in states.items() if is_plot_widget(v)}
 
         def has_plot(v):
-            return any("application/vnd.plotly.v1+json" in (o.get("data") or {}) for o in v.get("outputs") or [])
+            return bool(v.get("figure")) or any("application/vnd.plotly.v1+json" in (o.get("data") or {})
+                                                for o in v.get("outputs") or [])
 
         def ready():
             outs = outputs()
@@ -275,7 +279,8 @@ async def ws_session(base_url: str, notebook: str, moves: int, deadline: float, 
                 if msg.get("msg_type") == "comm_msg" and data.get("method") == "update":
                     cid = msg["content"]["comm_id"]
                     states.setdefault(cid, {}).update(data.get("state") or {})
-                    if "outputs" in (data.get("state") or {}) and states[cid].get("_model_name") == "OutputModel":
+                    new = data.get("state") or {}
+                    if ("outputs" in new or "figure" in new) and is_plot_widget(states[cid]):
                         changed.append(cid)
 
         changed: list[str] = []
