@@ -19,20 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from .harness import JS_RENDERED, launch_browser, require_browser
+from .harness import JS_RENDERED, free_port, launch_browser, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
 PASSWORD = "demo-password-1"
 POLL = "06_class_poll.ipynb"
-
-
-def _free_port():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +38,7 @@ def hub():
         if os.environ.get("DPEXPLORE_REQUIRE_BROWSER") == "1":
             pytest.fail(str(exc))
         pytest.skip(str(exc))
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "dpexplore.hub", "demo", "--port", str(port), "--students", "2",
                              "--password", PASSWORD], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)

@@ -269,13 +269,9 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_many_writer_processes_at_once(store):
-    """8 processes start together (a barrier); each sends 40 answers (80 write transactions) and all race to use one
-    shared token: every answer lands, nothing fails with 'database is locked', exactly one shared answer."""
-    poll = store.create_poll("Q?", epsilon=1.0)
-    shared = store.issue_token(poll.code)
-    procs, n = 8, 40
-    cmd = [sys.executable, "-c", WRITER, _url(store), poll.code, str(n), shared]
+def _race(cmd, procs):
+    """Start ``procs`` copies of ``cmd``, release them together (each prints "ready", then waits for a line),
+    and return each one's last line as a tuple of ints."""
     ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
           for _ in range(procs)]
     for p in ps:
@@ -285,7 +281,16 @@ def test_many_writer_processes_at_once(store):
         p.stdin.flush()
     outs = [p.communicate(timeout=120) for p in ps]
     assert all(p.returncode == 0 for p in ps), [o[1][-800:] for o in outs]
-    counts = [tuple(map(int, o[0].split())) for o in outs]
+    return [tuple(map(int, o[0].split())) for o in outs]
+
+
+def test_many_writer_processes_at_once(store):
+    """8 processes start together (a barrier); each sends 40 answers (80 write transactions) and all race to use one
+    shared token: every answer lands, nothing fails with 'database is locked', exactly one shared answer."""
+    poll = store.create_poll("Q?", epsilon=1.0)
+    shared = store.issue_token(poll.code)
+    procs, n = 8, 40
+    counts = _race([sys.executable, "-c", WRITER, _url(store), poll.code, str(n), shared], procs)
     assert sum(c[0] for c in counts) == 1 and sum(c[1] for c in counts) == procs - 1
     t = store.tally(poll.code, poll.secret)
     assert t.responses == procs * n + 1
@@ -467,17 +472,7 @@ VOTER_RACE = textwrap.dedent("""
 def test_one_voter_racing_from_many_processes_lands_once(store):
     """6 processes (servers) x 5 tabs of the same hub user send at once: exactly one answer is stored."""
     poll = store.create_poll("Q?", epsilon=1.0)
-    cmd = [sys.executable, "-c", VOTER_RACE, _url(store), poll.code]
-    ps = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-          for _ in range(6)]
-    for p in ps:
-        assert p.stdout.readline().strip() == "ready", p.stderr.read()[-800:]
-    for p in ps:
-        p.stdin.write("go\n")
-        p.stdin.flush()
-    outs = [p.communicate(timeout=120) for p in ps]
-    assert all(p.returncode == 0 for p in ps), [o[1][-800:] for o in outs]
-    counts = [tuple(map(int, o[0].split())) for o in outs]
+    counts = _race([sys.executable, "-c", VOTER_RACE, _url(store), poll.code], 6)
     assert sum(c[0] for c in counts) == 1 and sum(c[1] for c in counts) == 29
     t = store.tally(poll.code, poll.secret)
     assert (t.responses, t.tokens) == (1, 30)
