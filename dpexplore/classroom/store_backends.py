@@ -26,10 +26,11 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-__all__ = ["Connection", "Backend", "SQLiteBackend", "PostgresBackend", "backend_for", "MAX_URL_CHARS"]
+__all__ = ["DatabaseUnavailable", "Connection", "Backend", "SQLiteBackend", "PostgresBackend", "backend_for",
+           "MAX_URL_CHARS"]
 
 BUSY_TIMEOUT_MS = 15_000
 #: longest database URL accepted
@@ -76,6 +77,14 @@ _INDEXES = [
     "CREATE INDEX IF NOT EXISTS polls_creator ON polls(creator)",
     "CREATE INDEX IF NOT EXISTS join_failures_client ON join_failures(client, at)",
 ]
+
+
+class DatabaseUnavailable(OSError):
+    """The PostgreSQL server is down, unreachable, or busier than the timeouts allow.
+
+    An ``OSError``, like SQLite's disk errors, so a page treats both the same way: say so, keep the
+    student's coin, let Send be pressed again. (SQLite's own ``sqlite3.OperationalError`` is left as it is.)
+    """
 
 
 class Connection:
@@ -197,6 +206,9 @@ class PostgresBackend(Backend):
             raise ImportError("a postgresql:// poll store needs psycopg: pip install 'dpexplore[postgres]'") from exc
         self._psycopg = psycopg
         self.integrity_error = psycopg.IntegrityError
+        # what "the database is not there or too busy" looks like from the driver and from SQLAlchemy's connect
+        self._unavailable = (psycopg.OperationalError, psycopg.InterfaceError,
+                             sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError)
         self._engine = sqlalchemy.create_engine(
             url, poolclass=NullPool,
             # every wait is bounded: connecting, waiting for the writers' lock, any one statement
@@ -218,18 +230,25 @@ class PostgresBackend(Backend):
 
     @contextmanager
     def _transaction(self, first: str, params: tuple = ()) -> Iterator[Connection]:
-        raw = self._engine.raw_connection()  # psycopg connection, not in autocommit: one transaction
+        raw = None
         try:
+            raw = self._engine.raw_connection()  # psycopg connection, not in autocommit: one transaction
             con = Connection(raw, qmark=False)
             try:
                 con.execute(first, params)
                 yield con
+                raw.commit()
             except BaseException:
-                raw.rollback()
+                with suppress(Exception):  # a dead connection cannot roll back: keep the first error
+                    raw.rollback()
                 raise
-            raw.commit()
+        except self._unavailable as exc:  # server down, connection lost, lock or statement timeout
+            raise DatabaseUnavailable(f"the poll database {self.location} is unavailable or busy "
+                                      f"({type(exc).__name__}); try again") from exc
         finally:
-            raw.close()
+            if raw is not None:
+                with suppress(Exception):
+                    raw.close()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:

@@ -604,7 +604,7 @@ class ClassPoll(Dashboard):
         self.code_input.disabled = self.join_button.disabled = True
         self._question_html.value = pages.joined_html(info, self._env)
         self._answer_box.layout.display = None
-        if getattr(info, "already_answered", False):  # this hub user answered from another page
+        if info.already_answered:  # this hub user answered from another page
             self._finish(pages.ALREADY_ANSWERED_HTML)
 
     def flip_coin(self) -> None:

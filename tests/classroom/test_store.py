@@ -491,3 +491,15 @@ def test_a_database_url_selects_the_backend(tmp_path, monkeypatch):
         with pytest.raises(ValueError, match=msg) as err:
             PollStore(url=bad)
         assert "hunter2" not in str(err.value)  # a password in a URL is never echoed
+
+
+def test_an_unreachable_postgresql_server_is_an_os_error_naming_the_database(tmp_path):
+    """The page catches OSError (as for a SQLite disk error) and lets Send be pressed again; a driver's own
+    exception type would have gone through as a traceback."""
+    pytest.importorskip("psycopg")
+    from dpexplore.classroom.store_backends import DatabaseUnavailable
+
+    msg = r"the poll database postgresql://localhost/polls is unavailable"
+    with pytest.raises(DatabaseUnavailable, match=msg) as e:
+        PollStore(url=f"postgresql://nobody@/polls?host={tmp_path}")  # no server listens on that socket folder
+    assert isinstance(e.value, OSError)
