@@ -19,6 +19,10 @@ What is stored, and only that:
 * ``responses``: the **randomized** bit and a timestamp, bound to a token by a ``UNIQUE``
   constraint (one answer per page view). The student's true answer never reaches this module:
   :meth:`PollStore.submit` takes a bit that the student's kernel already randomized.
+* ``predictions``: for a **prediction round** (peer instruction: the room predicts what a plot will do,
+  :meth:`PollStore.create_round`), the index of the chosen answer and a timestamp, one per token (and
+  per voter). A prediction about a plot is not sensitive and is **not** randomized: a round's
+  :attr:`PollInfo.epsilon` is ``inf`` and every page says the answers are stored as given.
 
 Who may do what: :meth:`PollStore.create_poll` takes the creator's identity (the page passes what
 :func:`dpexplore.classroom.credentials.instructor_identity` found; a student page has none) and counts
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import math
 import os
 import re
@@ -57,13 +62,14 @@ __all__ = [
     "MAX_LIFETIME_HOURS", "DEFAULT_LIFETIME_HOURS", "MIN_LIFETIME_HOURS", "MIN_CLOSE_MINUTES", "MAX_EPSILON",
     "MIN_EPSILON", "MAX_OPEN_POLLS_PER_CREATOR", "TOKEN_RATE", "FAILED_JOIN_RATE", "RateLimited",
     "PollError", "UnknownPoll", "PollClosed", "AlreadyAnswered", "PollLimitReached", "BadSecret",
-    "PollCreated", "PollInfo", "Tally", "PollStore", "default_poll_dir", "check_join_code", "check_secret",
-    "BUSY_TIMEOUT_MS",
+    "PollCreated", "PollInfo", "Tally", "ChoiceTally", "PollStore", "default_poll_dir", "check_join_code",
+    "check_secret", "check_choices", "MAX_CHOICES", "MAX_CHOICE_CHARS", "BUSY_TIMEOUT_MS",
 ]
 
 #: version of the tables (:mod:`.store_backends`); versions 1 (no creator, no join failures) and 2 (no voter)
-#: of a SQLite file are upgraded in one transaction, any other version is refused (no silent migration)
-SCHEMA_VERSION = 3
+#: of a SQLite file, and 3 (no prediction rounds) on either backend, are upgraded in one transaction; any other
+#: version is refused (no silent migration)
+SCHEMA_VERSION = 4
 #: longest question text (characters)
 MAX_QUESTION_CHARS = 300
 #: most polls open at once on one server (each create counts until its poll expires)
@@ -83,6 +89,9 @@ MIN_CLOSE_MINUTES = 1.0
 #: default rate limits (count, window in seconds): tokens issued per poll, failed joins per client address
 TOKEN_RATE = (240, 60.0)
 FAILED_JOIN_RATE = (20, 60.0)
+#: most answers a prediction round offers, and the longest answer text (characters)
+MAX_CHOICES = 6
+MAX_CHOICE_CHARS = 80
 #: ε range a poll accepts (randomized response at ε = 10 flips 1 answer in 22 000: barely private)
 MIN_EPSILON, MAX_EPSILON = 0.05, 10.0
 
@@ -206,6 +215,38 @@ def _check_question(question: object) -> str:
     return text
 
 
+def check_choices(choices: object) -> tuple[str, ...]:
+    """Validate a prediction round's answers: 2 to ``MAX_CHOICES`` distinct one-line printable strings of 1
+    to ``MAX_CHOICE_CHARS`` characters (whitespace collapsed).
+
+    Examples
+    --------
+    >>> check_choices(["goes up", " goes   down "])
+    ('goes up', 'goes down')
+    >>> check_choices(["only one"])
+    Traceback (most recent call last):
+    ...
+    dpexplore.classroom.store.PollError: choices must be 2 to 6 answers; got 1
+    """
+    if isinstance(choices, (str, bytes)) or not isinstance(choices, (list, tuple)):
+        raise TypeError(f"choices must be a list or tuple of strings; got {type(choices).__name__}")
+    if not 2 <= len(choices) <= MAX_CHOICES:
+        raise PollError(f"choices must be 2 to {MAX_CHOICES} answers; got {len(choices)}")
+    out = []
+    for i, c in enumerate(choices):
+        if not isinstance(c, str):
+            raise TypeError(f"choices[{i}] must be a string; got {type(c).__name__}")
+        text = " ".join(c[:4 * MAX_CHOICE_CHARS].split())
+        if not 1 <= len(text) <= MAX_CHOICE_CHARS or len(c) > 4 * MAX_CHOICE_CHARS:
+            raise PollError(f"choices[{i}] must be 1 to {MAX_CHOICE_CHARS} characters; got {len(c)}")
+        if any(not ch.isprintable() for ch in text):
+            raise PollError(f"choices[{i}] must contain printable characters only")
+        out.append(text)
+    if len(set(out)) != len(out):
+        raise PollError("choices must be distinct")
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class PollCreated:
     """What :meth:`PollStore.create_poll` returns: the public join code and the instructor's secret."""
@@ -230,6 +271,8 @@ class PollInfo:
     is_open: bool
     #: the joining voter (a hub user) has answered this poll already (always False without a voter)
     already_answered: bool = False
+    #: a prediction round's answers (None for a randomized-response poll); its ``epsilon`` is inf
+    choices: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -252,6 +295,24 @@ class Tally:
     yes: int
     tokens: int
     last_response_at: float | None
+
+
+@dataclass(frozen=True)
+class ChoiceTally:
+    """The counts of a prediction round (instructor only): how many chose each answer, nothing per student.
+
+    ``counts[i]`` is the number of predictions of ``info.choices[i]``; ``tokens`` the student page views.
+    """
+
+    info: PollInfo
+    counts: tuple[int, ...]
+    tokens: int
+    last_response_at: float | None
+
+    @property
+    def responses(self) -> int:
+        """Predictions received."""
+        return sum(self.counts)
 
 
 class PollStore:
@@ -330,14 +391,16 @@ class PollStore:
             row = con.execute("SELECT version FROM schema_version").fetchone()
             if row is None:
                 con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] in (1, 2) and isinstance(self._backend, SQLiteBackend):
+            elif row[0] in (1, 2, 3) and (row[0] == 3 or isinstance(self._backend, SQLiteBackend)):
                 if row[0] == 1:  # version 1 -> 2: polls get a creator (the new tables come below)
                     con.execute("ALTER TABLE polls ADD COLUMN creator TEXT NOT NULL DEFAULT 'unknown'")
-                # version 2 -> 3: tokens and responses get a voter (one answer per hub user)
-                for table in ("tokens", "responses"):  # (made with the voter below if they do not exist)
-                    if con.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                   (table,)).fetchone()[0]:
-                        con.execute(f"ALTER TABLE {table} ADD COLUMN voter TEXT")
+                if row[0] <= 2:  # version 2 -> 3: tokens and responses get a voter (one answer per hub user)
+                    for table in ("tokens", "responses"):  # (made with the voter below if they do not exist)
+                        if con.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                       (table,)).fetchone()[0]:
+                            con.execute(f"ALTER TABLE {table} ADD COLUMN voter TEXT")
+                # version 3 -> 4: polls get the answers of a prediction round (the predictions table comes below)
+                con.execute("ALTER TABLE polls ADD COLUMN choices TEXT")
                 con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:
                 raise RuntimeError(f"{self.location} has poll schema version {row[0]}; this dpexplore uses "
@@ -387,6 +450,34 @@ class PollStore:
         eps = check_epsilon(epsilon)
         if not MIN_EPSILON <= eps <= MAX_EPSILON:
             raise PollError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {eps!r}")
+        return self._create(text, eps, None, closes_in_minutes, lifetime_hours, creator)
+
+    def create_round(self, question: str, choices, *, closes_in_minutes: float | None = None,
+                     lifetime_hours: float = DEFAULT_LIFETIME_HOURS, creator: str = "local") -> PollCreated:
+        """Create a prediction round (peer instruction): the room picks one of ``choices``; return its join code
+        and secret. Predictions are stored as given (not randomized): the round's ε is ``inf``.
+
+        Parameters are those of :meth:`create_poll`, with ``choices`` (2 to ``MAX_CHOICES`` distinct strings,
+        see :func:`check_choices`) instead of ε. A round counts as a poll against every limit.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = PollStore(tempfile.mkdtemp())
+        >>> r = store.create_round("Does the error go up or down when n doubles?", ["up", "down", "same"])
+        >>> info, token = store.join(r.code)
+        >>> info.choices, info.epsilon
+        (('up', 'down', 'same'), inf)
+        >>> store.submit_choice(r.code, token, 1)
+        >>> store.choice_tally(r.code, r.secret).counts
+        (0, 1, 0)
+        """
+        text = _check_question(question)
+        answers = check_choices(choices)
+        return self._create(text, math.inf, answers, closes_in_minutes, lifetime_hours, creator)
+
+    def _create(self, text: str, eps: float, choices: tuple[str, ...] | None, closes_in_minutes: float | None,
+                lifetime_hours: float, creator: str) -> PollCreated:
         life = check_real(lifetime_hours, "lifetime_hours", low=MIN_LIFETIME_HOURS, high=MAX_LIFETIME_HOURS)
         who = _check_creator(creator)
         now = self._clock()
@@ -408,10 +499,11 @@ class PollStore:
                                        f"is {MAX_OPEN_POLLS_PER_CREATOR}); delete one or wait until one expires")
             for _ in range(20):  # 32^6 ≈ 1e9 codes, at most 50 live: a clash is rare
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-                inserted = con.execute("INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, "
-                                       "closes_at, expires_at, creator) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                                       "ON CONFLICT (code) DO NOTHING",
-                                       (code, _hash_secret(secret), text, eps, now, closes, expires, who)).rowcount
+                inserted = con.execute(
+                    "INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, closes_at, expires_at, "
+                    "creator, choices) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+                    (code, _hash_secret(secret), text, eps, now, closes, expires, who,
+                     None if choices is None else json.dumps(list(choices), ensure_ascii=False))).rowcount
                 if inserted == 1:
                     break
             else:  # pragma: no cover - 20 clashes in a row
@@ -419,15 +511,25 @@ class PollStore:
         return PollCreated(code=code, secret=secret, question=text, epsilon=eps, closes_at=closes, expires_at=expires)
 
     def _info(self, con: Connection, code: str) -> PollInfo:
-        row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed FROM polls WHERE code = ?",
-                          (code,)).fetchone()
+        row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed, choices FROM polls "
+                          "WHERE code = ?", (code,)).fetchone()
         now = self._clock()
         if row is None or row[3] <= now:
             raise UnknownPoll(f"there is no poll with join code {code} on this server (wrong code, or it expired)")
-        question, eps, closes, expires, closed = row
+        question, eps, closes, expires, closed, stored = row
         is_open = not closed and (closes is None or now < closes)
+        choices = None
+        if stored is not None:  # read back from the database: checked like a client's input
+            try:
+                if len(stored) > 16 * MAX_CHOICES * MAX_CHOICE_CHARS:
+                    raise ValueError("too long")
+                choices = check_choices(json.loads(stored))
+            except (ValueError, TypeError):
+                raise PollError(f"poll {code} is damaged in the database (its answers do not parse)") from None
+            if float(eps) != math.inf:
+                raise PollError(f"poll {code} is damaged in the database (a prediction round with a finite ε)")
         return PollInfo(code=code, question=question, epsilon=float(eps), closes_at=closes, expires_at=expires,
-                        is_open=is_open)
+                        is_open=is_open, choices=choices)
 
     def poll_info(self, code: str) -> PollInfo:
         """The public facts of a poll (question, ε, open or not): what a student page shows."""
@@ -516,8 +618,8 @@ class PollStore:
                                            f"{MAX_TOKENS_PER_POLL})")
                 con.execute("INSERT INTO tokens (token, code, issued_at, voter) VALUES (?, ?, ?, ?)",
                             (token, code, now, who))
-                if who is not None and con.execute("SELECT count(*) FROM responses WHERE code = ? AND voter = ?",
-                                                   (code, who)).fetchone()[0]:
+                if who is not None and con.execute(f"SELECT count(*) FROM {_answers(info)} WHERE code = ? AND "
+                                                   "voter = ?", (code, who)).fetchone()[0]:
                     info = replace(info, already_answered=True)
         if failure is not None:
             raise failure
@@ -550,23 +652,47 @@ class PollStore:
                             f"{type(randomized_bit).__name__}")
         if randomized_bit not in (0, 1):
             raise PollError(f"randomized_bit must be 0 or 1; got {randomized_bit!r}")
+        self._insert_answer(code, token, int(randomized_bit), predict=False)
+
+    def submit_choice(self, code: str, token: str, choice: int) -> None:
+        """Store one prediction (the index of the chosen answer) of a prediction round for this token.
+
+        One per token and, with a voter, one per voter and round, as :meth:`submit`. Raises
+        ``PollError`` if ``code`` is a randomized-response poll (its answers must be randomized bits).
+        """
+        code = check_join_code(code)
+        token = _check_token(token)
+        if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
+            raise TypeError(f"choice must be an integer index of the round's answers; got type {type(choice).__name__}")
+        if not 0 <= choice < MAX_CHOICES:
+            raise PollError(f"choice must be in [0, {MAX_CHOICES - 1}]; got {choice!r}")
+        self._insert_answer(code, token, int(choice), predict=True)
+
+    def _insert_answer(self, code: str, token: str, value: int, *, predict: bool) -> None:
         with self._write() as con:
             info = self._info(con, code)
+            if predict != (info.choices is not None):
+                raise PollError(f"poll {code} is a prediction round: send a choice, not a randomized bit" if not predict
+                                else f"poll {code} is a randomized-response poll: it takes randomized bits only")
+            if predict and value >= len(info.choices):
+                raise PollError(f"choice must be in [0, {len(info.choices) - 1}] for poll {code}; got {value}")
             if not info.is_open:
                 raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
             owner = con.execute("SELECT code, voter FROM tokens WHERE token = ?", (token,)).fetchone()
             if owner is None or owner[0] != code:
                 raise PollError("this page's token was not issued for this poll (reload the page to get one)")
             voter = owner[1]
-            if voter is not None and con.execute("SELECT count(*) FROM responses WHERE code = ? AND voter = ?",
+            table = _answers(info)
+            if voter is not None and con.execute(f"SELECT count(*) FROM {table} WHERE code = ? AND voter = ?",
                                                  (code, voter)).fetchone()[0]:
                 raise AlreadyAnswered(_ONE_PER_VOTER)
-            n = con.execute("SELECT count(*) FROM responses WHERE code = ?", (code,)).fetchone()[0]
+            n = con.execute(f"SELECT count(*) FROM {table} WHERE code = ?", (code,)).fetchone()[0]
             if n >= MAX_RESPONSES_PER_POLL:
                 raise PollLimitReached(f"poll {code} has {n} answers, the maximum")
+            column = "choice" if predict else "randomized_bit"
             try:
-                con.execute("INSERT INTO responses (code, token, randomized_bit, received_at, voter) "
-                            "VALUES (?, ?, ?, ?, ?)", (code, token, int(randomized_bit), self._clock(), voter))
+                con.execute(f"INSERT INTO {table} (code, token, {column}, received_at, voter) "
+                            "VALUES (?, ?, ?, ?, ?)", (code, token, value, self._clock(), voter))
             except self._backend.integrity_error as exc:
                 if not self._backend.is_unique_violation(exc):
                     raise
@@ -600,10 +726,30 @@ class PollStore:
         with self._read() as con:
             self._check_secret(con, code, secret, creator)
             info = self._info(con, code)
+            if info.choices is not None:
+                raise PollError(f"poll {code} is a prediction round: read it with choice_tally")
             n, yes, last = con.execute("SELECT count(*), coalesce(sum(randomized_bit), 0), max(received_at) "
                                        "FROM responses WHERE code = ?", (code,)).fetchone()
             tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
         return Tally(info=info, responses=int(n), yes=int(yes), tokens=int(tokens), last_response_at=last)
+
+    def choice_tally(self, code: str, secret: str | None = None, *, creator: str | None = None) -> ChoiceTally:
+        """How many predictions each answer of a prediction round got (auth as :meth:`tally`)."""
+        code, secret, creator = self._auth_args(code, secret, creator)
+        with self._read() as con:
+            self._check_secret(con, code, secret, creator)
+            info = self._info(con, code)
+            if info.choices is None:
+                raise PollError(f"poll {code} is a randomized-response poll: read it with tally")
+            counts = [0] * len(info.choices)
+            for choice, k in con.execute("SELECT choice, count(*) FROM predictions WHERE code = ? GROUP BY choice",
+                                         (code,)).fetchall():
+                if not 0 <= choice < len(counts):  # the CHECK allows up to MAX_CHOICES - 1: a damaged row
+                    raise PollError(f"poll {code} is damaged in the database (a prediction out of range)")
+                counts[choice] = int(k)
+            last = con.execute("SELECT max(received_at) FROM predictions WHERE code = ?", (code,)).fetchone()[0]
+            tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+        return ChoiceTally(info=info, counts=tuple(counts), tokens=int(tokens), last_response_at=last)
 
     def close_poll(self, code: str, secret: str | None = None, *, creator: str | None = None) -> None:
         """Stop accepting answers (the tally stays readable until the poll expires)."""
@@ -618,6 +764,11 @@ class PollStore:
         with self._write() as con:
             self._check_secret(con, code, secret, creator)
             con.execute("DELETE FROM polls WHERE code = ?", (code,))
+
+
+def _answers(info: PollInfo) -> str:
+    """The table that holds this poll's answers."""
+    return "responses" if info.choices is None else "predictions"
 
 
 def minutes_left(t: float | None, now: float) -> float:

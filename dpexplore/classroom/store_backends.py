@@ -49,7 +49,8 @@ _TABLES = [
         closes_at {real},
         expires_at {real} NOT NULL,
         closed INTEGER NOT NULL DEFAULT 0,
-        creator TEXT NOT NULL DEFAULT 'unknown')""",
+        creator TEXT NOT NULL DEFAULT 'unknown',
+        choices TEXT)""",
     """CREATE TABLE IF NOT EXISTS tokens (
         token TEXT PRIMARY KEY,
         code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
@@ -62,6 +63,14 @@ _TABLES = [
         randomized_bit INTEGER NOT NULL CHECK (randomized_bit IN (0, 1)),
         received_at {real} NOT NULL,
         voter TEXT)""",
+    # a prediction round's answers (polls.choices is set): the index of the chosen answer, not randomized
+    """CREATE TABLE IF NOT EXISTS predictions (
+        id {serial},
+        code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
+        token TEXT NOT NULL UNIQUE REFERENCES tokens(token) ON DELETE CASCADE,
+        choice INTEGER NOT NULL CHECK (choice BETWEEN 0 AND 5),
+        received_at {real} NOT NULL,
+        voter TEXT)""",
     """CREATE TABLE IF NOT EXISTS join_failures (
         id {serial},
         client TEXT NOT NULL,
@@ -72,6 +81,8 @@ _INDEXES = [
     "CREATE INDEX IF NOT EXISTS responses_code ON responses(code)",
     # one answer per (poll, voter); NULL voters (no hub: one answer per page view) are distinct on both
     "CREATE UNIQUE INDEX IF NOT EXISTS responses_voter ON responses(code, voter)",
+    "CREATE INDEX IF NOT EXISTS predictions_code ON predictions(code)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS predictions_voter ON predictions(code, voter)",
     "CREATE INDEX IF NOT EXISTS tokens_code ON tokens(code)",
     "CREATE INDEX IF NOT EXISTS tokens_code_time ON tokens(code, issued_at)",
     "CREATE INDEX IF NOT EXISTS polls_creator ON polls(creator)",
