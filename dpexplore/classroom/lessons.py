@@ -35,6 +35,8 @@ from typing import Any
 
 from dpexplore.resources import lessons_file
 
+from .store import MAX_CHOICE_CHARS, MAX_CHOICES
+
 __all__ = ["LessonError", "MAX_LESSONS_BYTES", "MAX_STEPS", "MAX_TEXT", "absolute_values", "check_value",
            "default_lessons_path", "direction", "load_lessons", "validate_lessons"]
 
@@ -295,6 +297,11 @@ def validate_lessons(data: Any, dashboard_classes: Mapping[str, type]) -> tuple[
             if (len(choices) < 2 or not all(isinstance(c, str) and c for c in choices)
                     or len(set(choices)) < len(choices)):
                 errors.append(f"{where}.choices: must be a list of at least 2 different non-empty strings")
+                ok = False
+            elif len(choices) > MAX_CHOICES or any(len(" ".join(c.split())) > MAX_CHOICE_CHARS for c in choices):
+                # a class-wide prediction round (store.check_choices) must be able to ask it
+                errors.append(f"{where}.choices: at most {MAX_CHOICES} answers of at most {MAX_CHOICE_CHARS} "
+                              f"characters; got {len(choices)} of up to {max(len(c) for c in choices)}")
                 ok = False
             elif q["answer"] not in choices:
                 errors.append(f"{where}.answer: must be one of the choices {choices}; got {q['answer']!r}")

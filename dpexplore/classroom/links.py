@@ -14,7 +14,8 @@ import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["PUBLIC_URL_ENV", "MAX_QR_CHARS", "StudentLink", "lan_address", "student_link", "qr_svg"]
+__all__ = ["PUBLIC_URL_ENV", "MAX_QR_CHARS", "POLL_PAGE", "StudentLink", "lan_address", "student_link", "qr_svg",
+           "page_environ"]
 
 PUBLIC_URL_ENV = "DPEXPLORE_PUBLIC_URL"
 #: longest text :func:`qr_svg` encodes (a link of a few dozen characters is what a room can scan)
@@ -24,6 +25,8 @@ _PUBLIC_RE = re.compile(r"https?://([a-z0-9.\-]{1,253}|\[[0-9a-f:.]{2,45}\])(:[0
 _PAGE_RE = re.compile(r"[\w.\-]{1,100}\.ipynb")
 _SCRIPT_RE = re.compile(r"/[\w.\-/]{0,300}")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+#: the students' page of every poll and prediction round
+POLL_PAGE = "06_class_poll.ipynb"
 
 
 def lan_address() -> str:
@@ -81,6 +84,26 @@ def student_link(code: str, environ: Mapping[str, str] | None = None) -> Student
         m = _PUBLIC_RE.fullmatch(public)
         base, loopback = public.rstrip("/"), m.group(1) in LOOPBACK
     return StudentLink(relative, f"{base}{script}?join={code}", loopback)
+
+
+def page_environ(environ: Mapping[str, str] | None = None, page: str = POLL_PAGE) -> dict[str, str]:
+    """The page request's variables as if ``page`` (a notebook next to this one) had been asked for.
+
+    A dashboard's prediction round sends students to the poll page, not to the dashboard: the links of
+    :func:`student_link` (and the hub's) are built from this.
+
+    Examples
+    --------
+    >>> page_environ({"SCRIPT_NAME": "/voila/render/01_spectral_clustering.ipynb"})["SCRIPT_NAME"]
+    '/voila/render/06_class_poll.ipynb'
+    """
+    if not isinstance(page, str) or not _PAGE_RE.fullmatch(page):
+        raise ValueError(f"page must be a notebook file name (1 to 100 characters, ending in .ipynb); got {page!r:.60}")
+    env = dict(os.environ if environ is None else environ)
+    script = env.get("SCRIPT_NAME", "")
+    if script.endswith(".ipynb"):
+        env["SCRIPT_NAME"] = script.rsplit("/", 1)[0] + "/" + page
+    return env
 
 
 def qr_svg(text: str, *, scale: int = 6) -> str:

@@ -555,8 +555,19 @@ class ClassPoll(Dashboard):
         self._sent_html = widgets.HTML()
         self._sent_html.add_class("dpx-poll-sent")
         self._answer_box = widgets.VBox([self.answer, widgets.HBox([self.flip_button, self.send_button]),
-                                         self._coin_html, self._sent_html], layout=widgets.Layout(display="none"))
-        self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box],
+                                         self._coin_html], layout=widgets.Layout(display="none"))
+        # a prediction round (a dashboard's class-wide question): pick one answer, send it as it is
+        self.prediction = widgets.RadioButtons(options=[], value=None, layout=widgets.Layout(width="auto"))
+        self.prediction.add_class("dpx-poll-prediction")
+        self.predict_send = widgets.Button(description="Send my prediction", button_style="primary", disabled=True,
+                                           layout=widgets.Layout(width="auto"))
+        self.predict_send.add_class("dpx-poll-predict-send")
+        self.prediction.observe(lambda ch: setattr(self.predict_send, "disabled", ch["new"] is None or self._done),
+                                names="value")
+        self.predict_send.on_click(lambda _: self._act(self.send_prediction))
+        self._predict_box = widgets.VBox([self.prediction, self.predict_send], layout=widgets.Layout(display="none"))
+        self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box, self._predict_box,
+                                          self._sent_html],
                                          layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
         self._student_box.add_class("dpx-poll-student")
 
@@ -602,8 +613,14 @@ class ClassPoll(Dashboard):
         self._coin_seed = None
         self._join_row.layout.display = "none"
         self.code_input.disabled = self.join_button.disabled = True
-        self._question_html.value = pages.joined_html(info, self._env)
-        self._answer_box.layout.display = None
+        if info.choices is not None:  # a prediction round: no coin, one of the question's answers
+            self._question_html.value = pages.round_joined_html(info, self._env)
+            self.prediction.options = list(info.choices)
+            self.prediction.value = None
+            self._predict_box.layout.display = None
+        else:
+            self._question_html.value = pages.joined_html(info, self._env)
+            self._answer_box.layout.display = None
         if info.already_answered:  # this hub user answered from another page
             self._finish(pages.ALREADY_ANSWERED_HTML)
 
@@ -635,10 +652,38 @@ class ClassPoll(Dashboard):
         self._done = True
         self._coin = None
         self.answer.value = None  # forget the true answer in this kernel too
-        for w in (self.answer, self.flip_button, self.send_button, self.code_input, self.join_button):
+        for w in (self.answer, self.flip_button, self.send_button, self.code_input, self.join_button,
+                  self.prediction, self.predict_send):
             w.disabled = True
         self._coin_html.value = ""
         self._sent_html.value = html_text
+
+    def send_prediction(self) -> None:
+        """Send the chosen answer of a prediction round (its Send button); one per page, then the page is done."""
+        if self._done:
+            raise PollError("this page has sent its prediction already: it is done")
+        if self.poll is None or self._token is None or self.poll.choices is None:
+            raise PollError("join a prediction round first")
+        choice = self.prediction.value
+        if choice not in self.poll.choices:
+            raise PollError("choose one answer first")
+        try:
+            self.store.submit_choice(self.poll.code, self._token, self.poll.choices.index(choice))
+        except (sqlite3.Error, OSError):
+            raise  # a busy database: the choice stays, Send can be pressed again
+        except AlreadyAnswered:
+            self._finish(pages.ALREADY_ANSWERED_HTML if self.voter is not None else
+                         "<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
+                         "had already sent its prediction; you can close it.</div>")
+            self._clear_messages()
+            return
+        except PollError as exc:
+            self._finish(f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#8a4b00'><b>Not sent:</b> "
+                         f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
+            self._clear_messages()
+            return
+        self._finish(pages.prediction_sent_html(choice))
+        self._clear_messages()
 
     def send(self) -> None:
         """Send the randomized bit (the Send button calls this); one answer per page, then the page is done."""

@@ -17,7 +17,8 @@ from ..classroom.store import PollInfo, Tally
 from .dashboard import _ERROR_STYLE, _NOTE_STYLE, PRNG_FOOTER
 
 __all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "on_binder", "box", "copy_widget", "epsilon_text", "pct", "links_html",
-           "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html", "poll_link", "rule_html",
+           "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html", "round_joined_html",
+           "prediction_sent_html", "poll_link", "rule_html",
            "ALREADY_ANSWERED_HTML", "HUB_NOT_INSTRUCTOR"]
 
 HIDE_GUIDE_CSS = "<style>.jp-MarkdownCell{display:none !important}</style>"  # the guide is the instructor's
@@ -188,6 +189,25 @@ def joined_html(info: PollInfo, environ: Mapping[str, str] | None = None) -> str
         f"<div class='dpx-poll-rule' style='color:#555;font-size:0.85em'>"
         f"{rule_html(os.environ if environ is None else environ, instructor=False)} You see no other student's "
         "answer; the class's estimate is on the instructor's screen.</div>")
+
+
+def round_joined_html(info: PollInfo, environ: Mapping[str, str] | None = None) -> str:
+    """The student page after joining a prediction round: the question, and what is stored."""
+    return HIDE_GUIDE_CSS + (
+        f"<div style='font-size:1.2em;margin:0.3em 0'><b>{html.escape(info.question)}</b></div>"
+        f"<div class='dpx-poll-round' style='max-width:60em'>Prediction round <code>{info.code}</code>: pick what "
+        "you think the plot on the projector will do, then send it. Your prediction is stored as you send it (it "
+        "is not randomized: a guess about a plot is not sensitive); your instructor sees only how many chose each "
+        "answer, and everything is deleted with the round.</div>"
+        f"<div class='dpx-poll-rule' style='color:#555;font-size:0.85em'>"
+        f"{rule_html(os.environ if environ is None else environ, instructor=False)}</div>")
+
+
+def prediction_sent_html(choice: str) -> str:
+    """The student page when its prediction is in."""
+    return (f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done — your prediction is in: "
+            f"{html.escape(choice)}.</b> Watch the projector: the room's answers appear beside the plot when your "
+            "instructor reveals them. You can close this page.</div>")
 
 
 def coin_html(u: float, mu: float, bit: int, x: int) -> str:

@@ -42,7 +42,11 @@ from dpexplore.classroom.lessons import (
     load_lessons,
     validate_lessons,
 )
+from dpexplore.classroom.predictions import RoomPrediction
 from dpexplore.classroom.worksheets import worksheet_html, worksheet_markdown
+
+from .class_predict import RoomRound, histogram_html
+from .questions import VISIBLE_FRACTION, measure_question, plotted_change, question_views
 
 __all__ = ["PAGE_OPTIONS", "TeachingBox", "VISIBLE_FRACTION", "check_value", "load_lessons",
            "validate_lessons", "csv_links_html", "direction", "measure_question", "plotted_change", "question_views",
@@ -355,8 +359,10 @@ class TeachingBox(widgets.VBox):
             lambda ch: setattr(self.q_commit, "disabled", ch["new"] is None or self._reveal is not None), names="value")
         self.q_commit.on_click(lambda _: self._guard(self.commit))
         self.q_next.on_click(lambda _: self._guard(lambda: self.start_question(self._qindex + 1)))
-        self.predict_box = widgets.VBox([self.q_text, self.q_choices, widgets.HBox([self.q_commit, self.q_next]),
-                                         self.q_result],
+        # class-wide predictions: an instructor asks the room, students answer on the poll page (ui.class_predict)
+        self.room = RoomRound(lambda room: self.commit(room=room), self._room_failed, on_ask=self._room_asked)
+        self._own = widgets.VBox([self.q_choices, widgets.HBox([self.q_commit, self.q_next])])
+        self.predict_box = widgets.VBox([self.q_text, self.room, self._own, self.q_result],
                                         layout=widgets.Layout(border="1px solid #aed6f1", padding="4px 10px",
                                                               display="flex" if self.predict_mode else "none"))
         self.predict_box.add_class("dpx-predict")
@@ -464,7 +470,25 @@ class TeachingBox(widgets.VBox):
     def _on_toggle(self, change) -> None:
         self.predict_box.layout.display = "flex" if change["new"] else "none"
         self.predict_mode = bool(change["new"])
+        if self.questions:
+            self.room.show_for(self.questions[self._qindex] if self.predict_mode and self._reveal is None else None)
         self.dashboard.refresh_url()
+
+    def _room_failed(self, exc: BaseException) -> None:
+        """An error of the room's buttons, in words in the page (a database error by its kind only)."""
+        if isinstance(exc, (ValueError, TypeError)):
+            self.dashboard._note_now(f"Ask the room: {html.escape(str(exc))}")
+        else:
+            self.dashboard._note_now(f"Ask the room: the poll database failed ({html.escape(type(exc).__name__)}); "
+                                     "try again")
+
+    def _room_asked(self) -> None:
+        """A round is open: the room answers, so the page's own answer buttons give way to the room's."""
+        self.q_choices.layout.display = "none"
+        self.q_commit.layout.display = "none"
+        self.q_result.value = ("<div style='font-size:0.9em;color:#1b2631'>The room is answering. Close the round "
+                               "when the count stops rising: the change is applied and the room's answers are "
+                               "shown under the panel.</div>")
 
     def _show_question(self, i: int) -> None:
         self._qindex = i % len(self.questions)
@@ -481,9 +505,11 @@ class TeachingBox(widgets.VBox):
         self.q_choices.value = None
         self.q_choices.disabled = False
         self.q_commit.disabled = True
+        self.q_choices.layout.display = self.q_commit.layout.display = None
         self.q_result.value = ""
         for w in self._verdicts.values():
             w.value = ""
+        self.room.show_for(q if self.predict_mode else None)
 
     def start_question(self, i: int) -> None:
         """Show question ``i`` and set its starting point (``settings``)."""
@@ -495,23 +521,31 @@ class TeachingBox(widgets.VBox):
     def _verdict_panel(self, q: Mapping[str, Any]) -> str:
         return q["check"][0]["panel"]
 
-    def commit(self, choice: str | None = None) -> None:
-        """Record the student's answer, apply the question's change (one redraw) and reveal beside the panel."""
+    def commit(self, choice: str | None = None, *, room: RoomPrediction | None = None) -> None:
+        """Record the answer — the page's own, or the ``room``'s (a closed prediction round) — apply the question's
+        change (one redraw) and reveal beside the panel."""
         q = self.questions[self._qindex]
-        if choice is not None:
-            self.q_choices.value = choice
-        choice = self.q_choices.value
-        if choice is None or self._reveal is not None:
+        if room is None:
+            if choice is not None:
+                self.q_choices.value = choice
+            choice = self.q_choices.value
+            if choice is None or self._reveal is not None:
+                return
+        elif self._reveal is not None:
             return
         self.q_choices.disabled = True
         self.q_commit.disabled = True
         before = {self._check_key(c): self._measure(c, q["settings"]) for c in q["check"]}
-        self._reveal = {"question": q, "choice": choice, "before": before, "after": {}, "scrolled": False}
-        right = choice == q["answer"]
-        verdict = ("<b style='color:#1e8449'>Right.</b>" if right else
-                   f"<b style='color:#a04000'>Not quite</b> — the answer is <b>{html.escape(q['answer'])}</b>.")
-        self._reveal["head"] = (f"You predicted <b>{html.escape(choice)}</b>. {verdict} "
-                                f"{html.escape(q['explanation'])}")
+        self._reveal = {"question": q, "choice": choice, "room": room, "before": before, "after": {}, "scrolled": False}
+        if room is not None:
+            self._reveal["head"] = (f"{histogram_html(room)}The answer is <b>{html.escape(q['answer'])}</b>. "
+                                    f"{html.escape(q['explanation'])}")
+        else:
+            right = choice == q["answer"]
+            verdict = ("<b style='color:#1e8449'>Right.</b>" if right else
+                       f"<b style='color:#a04000'>Not quite</b> — the answer is <b>{html.escape(q['answer'])}</b>.")
+            self._reveal["head"] = (f"You predicted <b>{html.escape(choice)}</b>. {verdict} "
+                                    f"{html.escape(q['explanation'])}")
         self._reveal["generation"] = self._draws
         panel = self._verdict_panel(q)
         title = next((p.title for p in self.dashboard.panels if p.name == panel), panel)
@@ -550,8 +584,10 @@ class TeachingBox(widgets.VBox):
         waiting = [c["panel"] for c in q["check"] if self._panel_draws.get(c["panel"], -1) <= r["generation"]
                    or any(self._drawn[c["panel"]][0].get(k) != v for k, v in after_settings.items())]
         if waiting:  # the verdict comes once the plot shows the change
-            return (f"<div class='dpx-reveal-wait' style='{_NOTE_STYLE}'>You predicted <b>{html.escape(r['choice'])}"
-                    "</b>. Applying the change: the plot is redrawing …</div>")
+            said = ("The room has answered" if r["room"] is not None else
+                    f"You predicted <b>{html.escape(r['choice'])}</b>")
+            return (f"<div class='dpx-reveal-wait' style='{_NOTE_STYLE}'>{said}. Applying the change: the plot is "
+                    "redrawing …</div>")
         lines = []
         for c in q["check"]:
             key = self._check_key(c)
@@ -644,135 +680,3 @@ class TeachingBox(widgets.VBox):
         self.copy.snippet = (f"# dpexplore {dpexplore.__version__}; same numbers for the same seed and version\n"
                              + d.experiment_code() + d.reproduce(params))
 
-
-def measure_question(dashboard, question: Mapping[str, Any], *,
-                     seed: int | None = None) -> list[tuple[dict, float, float]]:
-    """Compute each check of ``question`` before and after its change (only the panels the checks use).
-
-    Uses the dashboard's current values, the question's ``settings`` (and ``seed`` if given), then the same
-    with ``change`` applied; returns ``(check, before, after)`` per check. The tests assert that
-    :func:`direction` of each pair is the check's ``expect``.
-    """
-    views = question_views(dashboard, question, seed=seed)
-    out = []
-    for c in question["check"]:
-        vals = [check_value(c, *views[(c["panel"], after)]) for after in (False, True)]
-        out.append((dict(c), vals[0], vals[1]))
-    return out
-
-
-#: a predict question's checked change must move its plotted curve by at least this fraction of the axis span
-VISIBLE_FRACTION = 0.05
-
-
-def _plotted_trace(check: Mapping[str, Any], results: Mapping[str, Any] | None, figure: Any):
-    """The drawn trace a check measures: by name for ``trace`` checks; for ``series`` checks the trace whose
-    y values are the series' mean over trials (what the panel draws for it)."""
-    import numpy as np
-
-    data = [t for t in (figure.data if figure is not None else ()) if getattr(t, "y", None) is not None
-            and t.fill != "toself"]
-    if "trace" in check:
-        return next((t for t in data if check["trace"] in (t.name or "")), None)
-    res = (results or {}).get(check.get("label", ""))
-    if res is None or check["series"] not in getattr(res, "series", ()):
-        return None
-    with np.errstate(all="ignore"):
-        mean = np.nanmean(np.asarray(res.values, dtype=float)[list(res.series).index(check["series"])], axis=-1)
-    for t in data:
-        try:
-            y = np.asarray(t.y, dtype=float).ravel()
-        except (TypeError, ValueError):
-            continue
-        want = np.full(y.shape, mean[0]) if mean.size == 1 else mean  # one grid point: drawn as a level line
-        if y.shape != want.shape:
-            continue
-        both = np.isfinite(y) & np.isfinite(want)  # a log axis drops zeros: compare what is drawn
-        if both.any() and np.allclose(y[both], want[both], rtol=1e-9, atol=0):
-            return t
-    return None
-
-
-def _axis(figure: Any, trace: Any):
-    ref = getattr(trace, "yaxis", None) or "y"
-    name = "yaxis" + ref[1:]
-    return figure.layout[name] if name in figure.layout else figure.layout.yaxis, ref
-
-
-def plotted_change(check: Mapping[str, Any], before: tuple[Mapping[str, Any], Any],
-                   after: tuple[Mapping[str, Any], Any]) -> float:
-    """How far a check's curve moves on the page, as a fraction of its y axis's span, in plotted coordinates.
-
-    ``before`` and ``after`` are ``(results, figure)`` of the panel. The curve is the trace the check measures
-    (:func:`_plotted_trace`); y values are taken in the axis's own coordinates (log10 on a log axis); the
-    move is the mean absolute difference over the points both draws have (the value at ``at`` if the check
-    names one), and the span is the after-figure's y range (its set ``range``, else the extent of every
-    finite y value drawn on that axis, which is what plotly's autorange shows); on a log axis a value ≤ 0
-    counts as the bottom of the axis (the curve leaves the plot there). Raises ValueError if the curve is
-    not drawn.
-
-    Examples
-    --------
-    >>> import plotly.graph_objects as go
-    >>> def fig(y):
-    ...     return go.Figure([go.Scatter(x=[1, 2], y=y, name="a"), go.Scatter(x=[1, 2], y=[0, 10], name="b")])
-    >>> round(plotted_change({"panel": "p", "trace": "a"}, ({}, fig([1, 2])), ({}, fig([2, 3]))), 3)
-    0.1
-    """
-    import numpy as np
-
-    t_b, t_a = _plotted_trace(check, *before), _plotted_trace(check, *after)
-    if t_b is None or t_a is None:
-        raise ValueError(f"panel {check['panel']!r}: the checked curve is not drawn")
-    axis, ref = _axis(after[1], t_a)
-    log = axis.type == "log"
-
-    def coords(values, floor=np.nan):
-        y = np.asarray(values, dtype=float)
-        if not log:
-            return y
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(y > 0, np.log10(np.where(y > 0, y, 1.0)), np.where(np.isnan(y), np.nan, floor))
-
-    if axis.range is not None and all(v is not None for v in axis.range):
-        lo, hi = (float(v) for v in axis.range)
-    else:
-        ys = [coords(t.y) for t in after[1].data if getattr(t, "y", None) is not None
-              and (getattr(t, "yaxis", None) or "y") == ref and t.visible is not False]
-        flat = np.concatenate([y.ravel() for y in ys if y.dtype.kind == "f"]) if ys else np.array([])
-        flat = flat[np.isfinite(flat)]
-        lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 1.0)
-    span = abs(hi - lo) or 1.0
-    # on a log axis a value <= 0 is not drawn: the curve leaves through the bottom of the axis
-    yb, ya = coords(t_b.y, min(lo, hi)), coords(t_a.y, min(lo, hi))
-    if "at" in check:
-        def at(t, y):
-            x = np.asarray(t.x, dtype=float)
-            return y[[int(np.nanargmin(np.abs(x - float(check["at"]))))]]
-        yb, ya = at(t_b, yb), at(t_a, ya)
-    m = min(yb.size, ya.size)
-    moved = np.abs(ya[:m] - yb[:m])
-    moved = moved[np.isfinite(moved)]
-    if not moved.size:
-        raise ValueError(f"panel {check['panel']!r}: the checked curve has no finite value")
-    return float(np.mean(moved) / span)
-
-
-def question_views(dashboard, question: Mapping[str, Any], *, seed: int | None = None):
-    """``{(panel, after): (results, figure)}`` for the panels a question's checks use, before and after its
-    change, at the question's ``settings`` (and ``seed`` if given); figures finalized as the page shows them."""
-    from .figures import finalize_figure
-
-    base = {**dashboard.params(), **question["settings"]}
-    if seed is not None and "seed" in base:
-        base["seed"] = seed
-    views: dict[tuple[str, bool], tuple[dict, Any]] = {}
-    for c in question["check"]:
-        for after in (False, True):
-            key = (c["panel"], after)
-            if key not in views:
-                params = {**base, **question["change"]} if after else base
-                dashboard.results.pop(c["panel"], None)
-                fig = finalize_figure(dashboard.figure(c["panel"], params))
-                views[key] = (dict(dashboard.results.get(c["panel"], {})), fig)
-    return views
