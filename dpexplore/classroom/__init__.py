@@ -8,6 +8,8 @@ registered source such as a hub's instructors group); :mod:`~dpexplore.classroom
 students' link and its QR code. The pages are in :mod:`dpexplore.ui.poll` (notebook ``06_class_poll.ipynb``).
 :mod:`~dpexplore.classroom.lessons` reads and checks the lessons file (presets, predict questions, lesson
 sequences); :mod:`~dpexplore.classroom.worksheets` prints a sequence as a student or instructor worksheet.
+:mod:`~dpexplore.classroom.predictions` runs class-wide predictions: a predict question asked of the room as
+a prediction round in the poll store, and the room's counts per answer.
 """
 
 from .credentials import (
@@ -18,6 +20,7 @@ from .credentials import (
 )
 from .lessons import LessonError, absolute_values, check_value, direction, load_lessons, validate_lessons
 from .links import StudentLink, qr_svg, student_link
+from .predictions import RoomPrediction, open_round, room_prediction
 from .stats import (
     Deniability,
     PollEstimate,
@@ -32,6 +35,7 @@ from .stats import (
 from .store import (
     AlreadyAnswered,
     BadSecret,
+    ChoiceTally,
     PollClosed,
     PollCreated,
     PollError,
@@ -41,6 +45,7 @@ from .store import (
     RateLimited,
     Tally,
     UnknownPoll,
+    check_choices,
     check_join_code,
     check_secret,
     default_poll_dir,
@@ -56,4 +61,6 @@ __all__ = [
     # lessons and worksheets
     "LessonError", "absolute_values", "check_value", "direction", "load_lessons", "validate_lessons",
     "worksheet_html", "worksheet_markdown",
+    # class-wide predictions
+    "ChoiceTally", "RoomPrediction", "check_choices", "open_round", "room_prediction",
 ]

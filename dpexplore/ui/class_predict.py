@@ -52,9 +52,9 @@ def histogram_html(room: RoomPrediction) -> str:
         bar = (f"<span aria-hidden='true' style='display:inline-block;height:1em;vertical-align:middle;"
                f"width:{12 * frac:.2f}em;background:{RIGHT_COLOR if right else OTHER_COLOR};"
                "margin-right:0.4em'></span>")
-        rows.append(f"<div class='dpx-room-bar' data-count='{count}' style='margin:1px 0'>"
+        rows.append(f"<div class='dpx-room-bar' data-choice='{e(choice)}' data-count='{count}' style='margin:1px 0'>"
                     f"<span style='display:inline-block;min-width:11em'>{'<b>' if right else ''}{e(choice)}"
-                    f"{' ✓' if right else ''}{'</b>' if right else ''}</span>{bar}{count} ({frac:.0%})</div>")
+                    f"{' ✓' if right else ''}{'</b>' if right else ''}</span> {bar}{count} ({frac:.0%})</div>")
     if n == 0:
         summary = "Nobody in the room predicted (no answers came in)."
     else:

@@ -68,6 +68,7 @@ from .dashboard import (
     wait_for_request,
 )
 from .figures import base_figure, color_for, message_figure
+from .pagehtml import header_html
 
 __all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS", "EPSILON_CHOICES"]
 
@@ -614,6 +615,10 @@ class ClassPoll(Dashboard):
         self._join_row.layout.display = "none"
         self.code_input.disabled = self.join_button.disabled = True
         if info.choices is not None:  # a prediction round: no coin, one of the question's answers
+            head = self.children[0].children[0] if isinstance(self.children[0], widgets.Box) else None
+            if isinstance(head, widgets.HTML):  # the page's title is the round's, not the randomized poll's
+                head.value = header_html("Class prediction", "Predict what the plot on the projector will do; "
+                                         "the room's answers are shown beside it.")
             self._question_html.value = pages.round_joined_html(info, self._env)
             self.prediction.options = list(info.choices)
             self.prediction.value = None

@@ -5,6 +5,8 @@ clipboard. Skips like tests/browser/test_dashboards.py (fails with DPEXPLORE_REQ
 
 import base64
 import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,14 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     require_browser()
-    with VoilaServer(ROOT / "notebooks", cwd=ROOT) as srv:
+    from dpexplore.classroom.credentials import ensure_instructor_token
+
+    poll_dir = tmp_path_factory.mktemp("polls")  # the class-wide predictions' rounds, and the instructor token
+    token = ensure_instructor_token(poll_dir)
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, env={**os.environ, "DPEXPLORE_POLL_DIR": str(poll_dir)}) as srv:
+        srv.poll_dir, srv.token = poll_dir, token
         yield srv
 
 
@@ -202,3 +209,93 @@ def test_a_lesson_sequence_steps_and_prints_its_worksheets(server, browser):
     res = check_page(browser, f"{server.url}/voila/render/04_shuffle_asymptotics.ipynb?lesson=shuffle-crowds",
                      min_plots=1, pre_actions=check, screenshot=str(SHOTS / "teaching-sequence.png"))
     assert not res.failures, (res.failures, server.log()[-3000:])
+
+
+def _wait_rendered(page, timeout_s=180):
+    from .harness import JS_RENDERED
+
+    deadline = time.time() + timeout_s
+    while not page.evaluate(JS_RENDERED):
+        assert time.time() < deadline, "Voila did not finish executing the notebook"
+        page.wait_for_timeout(200)
+
+
+def test_class_wide_predictions_an_instructor_and_three_students(server, browser):
+    """Peer instruction in class mode: the instructor's dashboard (the instructor cookie) asks the room; three
+    students — each its own browser context, one typing the code on the bare poll page — pick an answer on
+    the poll page; the instructor's count rises without a reload; closing the round applies the change, and
+    the room's counts per answer appear under the panel asked about, beside the measured outcome."""
+    from dpexplore.classroom.credentials import make_cookie
+    from dpexplore.hosting.instructor import COOKIE
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    js_errors: list[str] = []
+    contexts = []
+
+    def new_page(**kw):
+        ctx = browser.new_context(**kw)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: js_errors.append(str(e)))
+        return page
+
+    try:
+        teacher = new_page(viewport={"width": 1280, "height": 900})
+        teacher.context.add_cookies([{"name": COOKIE, "value": make_cookie(server.token), "url": server.url}])
+        teacher.goto(f"{server.url}/voila/render/{NB}?mode=predict", wait_until="commit", timeout=180_000)
+        _wait_rendered(teacher)
+        teacher.locator(".dpx-room-ask").click()
+        teacher.locator(".dpx-room-code").wait_for(timeout=60_000)
+        code = teacher.locator(".dpx-room-code").inner_text().strip()
+        assert re.fullmatch(r"[A-Z2-9]{6}", code), code
+        assert teacher.locator(".dpx-room-link").get_attribute("href") == f"06_class_poll.ipynb?join={code}"
+        assert not teacher.locator(".dpx-q-commit").is_visible()  # the room answers, not the projector
+        teacher.wait_for_function("() => /Predictions in: 0/.test(document.body.innerText)", timeout=30_000)
+        before = teacher.evaluate(JS_PLOT_SIG)
+        picks = ["goes down", "goes up", "goes down"]
+        for i, pick in enumerate(picks):
+            s = new_page(viewport={"width": 390, "height": 800})  # a phone
+            poll = f"{server.url}/voila/render/06_class_poll.ipynb"
+            if i == 0:  # the landing page: type the projected code
+                s.goto(poll, wait_until="commit", timeout=180_000)
+                s.locator(".dpx-poll-code-input input").wait_for(timeout=180_000)
+                s.locator(".dpx-poll-code-input input").fill(code.lower())
+                s.locator(".dpx-poll-join").click()
+            else:
+                s.goto(f"{poll}?join={code}", wait_until="commit", timeout=180_000)
+            s.locator(".dpx-poll-prediction").wait_for(timeout=180_000)
+            assert "not randomized" in s.locator("body").inner_text()
+            assert s.locator(".dpx-poll-flip").count() == 0 or not s.locator(".dpx-poll-flip").is_visible()
+            s.locator(".dpx-poll-prediction label", has_text=pick).click()
+            s.locator(".dpx-poll-predict-send").click()
+            s.wait_for_function("() => /your prediction is in/.test(document.body.innerText)", timeout=60_000)
+            assert s.locator(".dpx-poll-predict-send").is_disabled()
+            assert s.locator(".dpx-poll-prediction input").first.is_disabled()
+            if i == 0:
+                s.screenshot(path=str(SHOTS / "teaching-room-student.png"))
+            # the instructor's count follows without a reload
+            teacher.wait_for_function(f"() => /Predictions in: {i + 1}\\b/.test(document.body.innerText)",
+                                      timeout=30_000)
+        assert teacher.evaluate(JS_PLOT_SIG) == before, "the plot changed before the round was closed"
+        teacher.locator(".dpx-room-reveal").click()
+        teacher.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before, timeout=120_000, polling=100)
+        teacher.wait_for_function("() => /as stated|other way/.test((document.querySelector('.dpx-reveal') || "
+                                  "{innerText: ''}).innerText)", timeout=120_000, polling=200)
+        verdict = teacher.locator(".dpx-verdict-tail .dpx-reveal")  # under the panel asked about
+        assert verdict.count() == 1
+        text = verdict.inner_text()
+        bars = verdict.locator(".dpx-room-bar")
+        counts = {bars.nth(k).get_attribute("data-choice"): int(bars.nth(k).get_attribute("data-count"))
+                  for k in range(bars.count())}
+        assert counts == {c: picks.count(c) for c in counts} and set(picks) < set(counts), (counts, text)
+        assert "The room predicted (3 predictions)" in text and "2 of 3 (67%) predicted it" in text, text
+        assert "✓ as stated" in text and float(teacher.locator(".dpx-ctl-epsilon .widget-readout").inner_text()) == 6
+        teacher.wait_for_timeout(1500)  # smooth scrolling to the verdict
+        teacher.screenshot(path=str(SHOTS / "teaching-room-reveal.png"))
+        late = new_page()
+        late.goto(f"{server.url}/voila/render/06_class_poll.ipynb?join={code}", wait_until="commit", timeout=180_000)
+        late.wait_for_function("() => /is closed/.test(document.body.innerText)", timeout=180_000)
+        assert not js_errors, js_errors
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -55,6 +55,7 @@ def test_the_room_predicts_and_its_counts_are_shown_beside_the_measured_outcome(
     for pick in picks:
         s = _student(code, store)
         assert "not randomized" in s._question_html.value and s._predict_box.layout.display is None
+        assert "Class prediction" in s.children[0].children[0].value  # not the randomized poll's title
         assert s._answer_box.layout.display == "none"  # no coin for a prediction
         s.prediction.value = pick
         s.send_prediction()
@@ -67,8 +68,7 @@ def test_the_room_predicts_and_its_counts_are_shown_beside_the_measured_outcome(
     room.reveal_button.click()
     assert d.params()["epsilon"] == 1.0  # the question's change, applied once the room has answered
     verdict = t.verdict_html
-    counts = {m.group(1): int(m.group(2)) for m in re.finditer(
-        r"<span[^>]*>(?:<b>)?(\w+)(?: ✓)?(?:</b>)?</span><span[^>]*></span>(\d+) \(", verdict)}
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"data-choice='(\w+)' data-count='(\d+)'", verdict)}
     assert counts == {"up": 2, "down": 1, "stays": 0}
     assert "2 of 3 (67%) predicted it; most of the room did." in verdict
     assert "The answer is <b>up</b>" in verdict and "✓ as stated" in verdict  # and the measured outcome
