@@ -18,12 +18,7 @@ from scipy.special import logsumexp
 
 from dpexplore.core.validation import check_choice, check_epsilon, check_positive
 
-from .chains import (
-    MarkovChain,
-    check_distance_matrix,
-    check_irreducible,
-    check_states,
-)
+from .chains import MarkovChain, check_distance_matrix, check_irreducible, check_states
 from .distances import distances
 from .mechanisms import StepKernel, feasible_sets, mechanism_kernel
 

@@ -14,12 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpexplore.core.validation import (
-    check_choice,
-    check_int,
-    check_positive,
-    check_vector,
-)
+from dpexplore.core.validation import check_choice, check_int, check_positive, check_vector
 
 from .data import MAX_D, _check_data
 from .mechanisms import (

@@ -13,22 +13,10 @@ from dpexplore.core.audit import ExactAudit, exact_audit
 from dpexplore.core.privacy_curves import hockey_stick
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.sparse_vector import AboveThresholdResult
-from dpexplore.core.validation import (
-    check_choice,
-    check_epsilon,
-    check_int,
-    check_real,
-    check_vector,
-)
+from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_real, check_vector
 
 from .audit_pairs import _broken
-from .mechanisms import (
-    _adaptive_run,
-    _check_grid,
-    adaptive_power_iteration,
-    choose_threshold,
-    threshold_grid,
-)
+from .mechanisms import _adaptive_run, _check_grid, adaptive_power_iteration, choose_threshold, threshold_grid
 
 __all__ = [
     "SVT_VARIANTS",
