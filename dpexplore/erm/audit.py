@@ -119,7 +119,7 @@ from .audit_pairs import (
     qop_worst_case_pair,
 )
 from .calibration import ALPHA1_VARIANTS, lop_noise_scale, lop_regularization, qop_sigma2
-from .mechanisms import _qop_inexact_setup, _wishart
+from .mechanisms.perturbation import _qop_inexact_setup, _wishart
 from .solvers import davis_yin
 
 __all__ = [

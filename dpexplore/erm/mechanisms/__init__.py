@@ -20,7 +20,7 @@ the public bounds are ``feature_bound=xi`` and ``label_bound=interpolation_label
 
 from __future__ import annotations
 
-from .perturbation import (  # noqa: F401 - _qop_inexact_setup and _wishart: the audits' exact replays of QOP
+from .perturbation import (  # noqa: F401 - _qop_inexact_setup, _wishart: importable here as before
     MAX_EPSILON,
     MAX_M,
     MAX_TRIALS,
