@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import special  # quantiles: scipy.stats (~0.5 s, ~20 MiB of a kernel) is not needed for them
 
+from .._version import __version__
 from .random import RNGLike, as_generator
 from .result_io import BANDS, MAX_RESULT_VALUES, MAX_SERIES, check_result_dict, read_result_csv, write_result_csv
 from .validation import MAX_COUNT, check_array, check_choice, check_int, check_n_jobs, check_real
@@ -393,7 +394,7 @@ class ExperimentResult:
                     cached: bool = False) -> ExperimentResult:
         """Build a result from every trial's values; the mean and band are computed here."""
         if version is None:
-            from dpexplore import __version__ as version
+            version = __version__
         band = check_choice(band, "band", BANDS)
         confidence = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
         grid = tuple(_freeze(_plain(list(grid))))
@@ -669,8 +670,6 @@ def run_experiment(
 
 def _cache_slot(name: str, params: dict, seed: int):
     """``(cache, key, identity)`` of a result, or Nones when caching is off or the code cannot be hashed."""
-    from dpexplore import __version__
-
     from .cache import code_fingerprint, get_cache
 
     store = get_cache()
@@ -687,8 +686,6 @@ def _cache_slot(name: str, params: dict, seed: int):
 
 def _from_cache(doc, name, params, seed, axis, grid, series, trials) -> ExperimentResult | None:
     """The cached result if it is a valid result of exactly this call (else None: recomputed and overwritten)."""
-    from dpexplore import __version__
-
     try:
         got = ExperimentResult.from_dict(doc, cached=True)
     except (ValueError, TypeError):

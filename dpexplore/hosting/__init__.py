@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .limits import raise_open_files_limit
+
 __all__ = ["MAX_OFFSETS", "safe_read_header_from_binary_message", "install_voila_mitigations",
            "raise_open_files_limit"]
 
@@ -60,36 +62,6 @@ def safe_read_header_from_binary_message(ws_msg: bytes) -> dict[str, Any] | None
     except (UnicodeDecodeError, ValueError):
         return None
     return header if isinstance(header, dict) else None
-
-
-def raise_open_files_limit() -> int:
-    """Raise this process's soft open-files limit (``RLIMIT_NOFILE``) to its hard limit; return the new
-    soft limit (0 where the platform has no such limit).
-
-    Voila is one process, so its open-files limit (1,024 soft is common) is the whole server's capacity
-    in connections, kernels' sockets and files; the hard limit is usually far higher. Children (kernels)
-    inherit the raised limit.
-
-    Examples
-    --------
-    >>> raise_open_files_limit() >= 0
-    True
-    """
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - Windows
-        return 0
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
-    if soft == resource.RLIM_INFINITY:
-        return 1 << 20
-    if target > soft:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):  # pragma: no cover - e.g. macOS caps at OPEN_MAX
-            pass
-    return int(soft)
 
 
 def install_voila_mitigations() -> bool:

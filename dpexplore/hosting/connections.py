@@ -122,7 +122,7 @@ def configure(parent: Any = None, **overrides: Any) -> ConnectionLimits:
     :func:`dpexplore.hosting.raise_open_files_limit`).
     """
     global _limits
-    from . import raise_open_files_limit
+    from .limits import raise_open_files_limit
 
     soft = raise_open_files_limit()
     _limits = ConnectionLimits(parent=parent, **overrides)

@@ -54,6 +54,7 @@ import json  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import dpexplore  # noqa: E402
+import dpexplore.core.experiment as experiment_module  # noqa: E402
 from dpexplore.core import (  # noqa: E402
     ExperimentResult,
     experiment_progress,
@@ -212,7 +213,7 @@ def test_cache_hit_and_version_invalidation(tmp_path, monkeypatch):
         assert second.same_numbers(first) and cache.hits == 1 and cache.writes == 1
         run(cache=False)  # e.g. wall-clock panels
         assert len(calls) == 24
-        monkeypatch.setattr(dpexplore, "__version__", "99.0")
+        monkeypatch.setattr(experiment_module, "__version__", "99.0")  # the version the cache keys use
         third = run()
         assert len(calls) == 30 and not third.cached and third.version == "99.0"
         # a damaged entry is recomputed and overwritten, never an error
