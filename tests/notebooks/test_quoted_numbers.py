@@ -5,9 +5,11 @@ it with the dashboard's own experiment code at the settings the text describes, 
 the code so that they disagree fails here. The text states over which seeds a range holds ("seeds 0–9") or names
 the seed ("at seed 0"); values that involve no randomness (calibrations, exact ε, accountants) are recomputed as is.
 
-A range quoted "over seeds 0–9" is checked at seed 0 by default (seed 0's value must lie inside it), which keeps
-this file within its CI budget. ``DPEXPLORE_QUOTED_SEEDS=all`` recomputes every quoted seed and also checks that each
-range is tight: its ends are the measured minimum and maximum to the printed precision.
+A range quoted "over seeds 0–9" is recomputed at all ten seeds, and must then be tight as well (its ends are the
+measured minimum and maximum to the printed precision). Some groups are too costly for the CI budget at ten seeds —
+notebook 01's log–log slopes (panel 2), notebook 02's d = 500 and ε = 100 coherence numbers, notebook 05's "What to
+try" sweeps and its broken-qop_inexact audit — and are checked at seed 0 only (seed 0's value must lie inside the
+quoted range); ``DPEXPLORE_QUOTED_SEEDS=all`` runs them at all ten seeds too (about 1 min on a loaded 2-core machine).
 
 Not recomputed here (too expensive for the CI budget; qualitative in the text): notebook 01's two-hub audits (the
 text says ε̂ ≤ 1 / ε̂ > 1; tests/spectral/test_audit.py checks that at one seed), notebook 01's "7 of seeds 0–140"
@@ -30,7 +32,8 @@ pytest.importorskip("ipywidgets")
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL = os.environ.get("DPEXPLORE_QUOTED_SEEDS", "") == "all"
-SEEDS = tuple(range(10)) if ALL else (0,)
+SEEDS = tuple(range(10))  # the seeds the texts quote ranges over
+COSTLY = SEEDS if ALL else (0,)
 N = r"([−-]?\d+(?:\.\d+)?)"  # one quoted number (a typographic or ASCII minus)
 NOOP = lambda *a: None  # noqa: E731 - the audits' progress callback
 
@@ -61,32 +64,33 @@ def quoted(text: str, pattern: str) -> list[tuple[float, float]]:
 
 
 # -- the checks ------------------------------------------------------------------------------------------------
-def check_range(text, pattern, per_seed, *, scale=1.0, seeds=None, what=""):
-    """The quoted range (two numbers) holds every value of ``per_seed(seed)`` over the seeds (tight when all are run).
+def check_range(text, pattern, per_seed, *, scale=1.0, seeds=SEEDS, tight=None, what=""):
+    """The quoted range (two numbers) holds every value of ``per_seed(seed)`` over ``seeds``.
 
-    ``seeds`` given (e.g. ``(0,)`` for an "at seed 0" range) means: exactly those seeds, always checked tightly.
+    ``tight`` (default: when ``seeds`` are all the quoted seeds) also requires the range's ends to be the measured
+    extremes to the printed precision; a range quoted "at seed 0" passes ``seeds=(0,)`` and ``tight=True``.
     """
-    _range(quoted(text, pattern), per_seed, scale=scale, seeds=seeds, what=what)
+    _range(quoted(text, pattern), per_seed, scale=scale, seeds=seeds, tight=tight, what=what)
 
 
-def _range(nums, per_seed, *, scale=1.0, seeds=None, what=""):
+def _range(nums, per_seed, *, scale=1.0, seeds=SEEDS, tight=None, what=""):
     (a, ha), (b, hb) = nums
     lo, hi = sorted((a * scale, b * scale))
     h = max(ha, hb) * scale
-    run = seeds if seeds is not None else SEEDS
+    run = tuple(seeds)
     vals = np.concatenate([np.atleast_1d(np.asarray(per_seed(s), float)).ravel() for s in run])
     assert np.all(vals >= lo - h) and np.all(vals <= hi + h), (
         f"{what}: text says {a:g}–{b:g}, measured {vals.min() / scale:.4g}–{vals.max() / scale:.4g} (seeds {run})")
-    if seeds is not None or ALL:
+    if tight or (tight is None and run == SEEDS):
         assert vals.min() - lo <= 2 * h and hi - vals.max() <= 2 * h, (
             f"{what}: text says {a:g}–{b:g}, but the measured range is only "
             f"{vals.min() / scale:.4g}–{vals.max() / scale:.4g} (seeds {run})")
 
 
-def check_bound(text, pattern, per_seed, *, upper, scale=1.0, seeds=None, what=""):
+def check_bound(text, pattern, per_seed, *, upper, scale=1.0, seeds=SEEDS, what=""):
     """The quoted one-sided bound ("at most x", "above x") holds for every value over the seeds."""
     ((q, h),) = quoted(text, pattern)
-    run = seeds if seeds is not None else SEEDS
+    run = tuple(seeds)
     vals = np.concatenate([np.atleast_1d(np.asarray(per_seed(s), float)).ravel() for s in run])
     if upper:
         assert np.all(vals <= (q + h) * scale), f"{what}: text says ≤ {q:g}, measured up to {vals.max() / scale:.4g}"
@@ -112,13 +116,24 @@ def spectral_board():
 
 @functools.cache
 def spectral(seed: int) -> dict[str, float | np.ndarray]:
+    """Panel 1 at the defaults with 3 trials (the notebook's setting), sound and FMT21 accounting."""
     from dpexplore.ui.spectral import EPS_GRID
 
     d = spectral_board()
     i = {e: j for j, e in enumerate(EPS_GRID)}
-    p = dict(d.params(), seed=seed, trials=3)  # the notebook's numbers: the defaults, 3 trials
+    p = dict(d.params(), seed=seed, trials=3)
     sh, ag, npw = (d._eps_sweep(p, m).mean(1) for m in ("shuffle", "analyze_gauss", "noisy_power"))
     fmt = d._eps_sweep(dict(p, accountant="fmt21_numerical"), "shuffle").mean(1)
+    return {"sh@1": sh[i[1.0]], "sh>=2": sh[i[2.0]:], "base<=2": np.r_[ag[: i[2.0] + 1], npw[: i[2.0] + 1]],
+            "ag@4": ag[i[4.0]], "npw@4": npw[i[4.0]], "ag@8": ag[i[8.0]], "npw@8": npw[i[8.0]],
+            "fmt@0.5": fmt[i[0.5]], "fmt>=1": fmt[i[1.0]:]}
+
+
+@functools.cache
+def slopes(seed: int) -> dict[str, float | np.ndarray]:
+    """Panel 2's printed log–log slopes (last two n), defaults with 3 trials, at ε = 1 and 3."""
+    d = spectral_board()
+    p = dict(d.params(), seed=seed, trials=3)
 
     def slopes(**over):
         note = next(a.text for a in d._fig_vs_n(dict(p, **over)).layout.annotations if "slope" in (a.text or ""))
@@ -126,16 +141,13 @@ def spectral(seed: int) -> dict[str, float | np.ndarray]:
 
     s1, s3 = slopes(accountant="none", epsilon=1.0), slopes(accountant="none", epsilon=3.0)
     f1, f3 = (slopes(accountant="fmt21_numerical", epsilon=e)["Matrix shuffling"] for e in (1.0, 3.0))
-    return {"sh@1": sh[i[1.0]], "sh>=2": sh[i[2.0]:], "base<=2": np.r_[ag[: i[2.0] + 1], npw[: i[2.0] + 1]],
-            "ag@4": ag[i[4.0]], "npw@4": npw[i[4.0]], "ag@8": ag[i[8.0]], "npw@8": npw[i[8.0]],
-            "fmt@0.5": fmt[i[0.5]], "fmt>=1": fmt[i[1.0]:],
-            "base slopes e1": np.abs([s1["Analyze Gauss"], s1["Noisy power"]]), "sh slope e1": s1["Matrix shuffling"],
+    return {"base slopes e1": np.abs([s1["Analyze Gauss"], s1["Noisy power"]]), "sh slope e1": s1["Matrix shuffling"],
             "sh slope e3": s3["Matrix shuffling"], "ag slope e3": s3["Analyze Gauss"], "fmt slopes": [f1, f3]}
 
 
 def test_notebook_01_panel_1_and_2():
     t = markdown("01_spectral_clustering")
-    v = spectral
+    v, sl, C = spectral, slopes, COSTLY
     check_range(t, r"shuffling misclassifies N–N% at ε = 1", lambda s: v(s)["sh@1"], scale=0.01, what="shuffle ε=1")
     check_bound(t, r"at most N% from ε = 2", lambda s: v(s)["sh>=2"], upper=True, scale=0.01, what="shuffle ε≥2")
     check_bound(t, r"stay above N% \(chance", lambda s: v(s)["base<=2"], upper=False, scale=0.01, what="baselines")
@@ -145,23 +157,23 @@ def test_notebook_01_panel_1_and_2():
     check_range(t, r"noisy power method at N–N%\. Switch", lambda s: v(s)["npw@8"], scale=0.01, what="NPM ε=8")
     check_range(t, r"misclassifies N–N% at ε = 0\.5", lambda s: v(s)["fmt@0.5"], scale=0.01, what="FMT21 ε=0.5")
     check_bound(t, r"at most N% from ε = 1", lambda s: v(s)["fmt>=1"], upper=True, scale=0.01, what="FMT21 ε≥1")
-    check_bound(t, r"slopes within ±N of 0", lambda s: v(s)["base slopes e1"], upper=True, what="baseline slopes")
-    check_range(t, r"slope is N to N with the sound accountant", lambda s: v(s)["sh slope e1"], what="slope ε=1")
-    check_range(t, r"shuffling N to N, Analyze Gauss", lambda s: v(s)["sh slope e3"], what="shuffle slope ε=3")
-    check_range(t, r"Analyze Gauss N to N — both", lambda s: v(s)["ag slope e3"], what="AG slope ε=3")
-    check_range(t, r"becomes N to N \(at ε = 1 or 3\)", lambda s: v(s)["fmt slopes"], what="FMT21 slopes")
+    check_bound(t, r"slopes within ±N of 0", lambda s: sl(s)["base slopes e1"], upper=True, seeds=C, what="baselines")
+    check_range(t, r"slope is N to N with the sound accountant", lambda s: sl(s)["sh slope e1"], seeds=C, what="ε=1")
+    check_range(t, r"shuffling N to N, Analyze Gauss", lambda s: sl(s)["sh slope e3"], seeds=C, what="shuffle ε=3")
+    check_range(t, r"Analyze Gauss N to N — both", lambda s: sl(s)["ag slope e3"], seeds=C, what="AG slope ε=3")
+    check_range(t, r"becomes N to N \(at ε = 1 or 3\)", lambda s: sl(s)["fmt slopes"], seeds=C, what="FMT21 slopes")
 
 
 def test_spectral_panel_2_caption():
     from dpexplore.ui.spectral import SpectralClusteringDashboard as D
 
-    c, v = caption(D, "vs_n"), spectral
+    c, sl, C = caption(D, "vs_n"), slopes, COSTLY
     assert "Ranges over seeds 0–9" in c
-    check_bound(c, r"slopes within ±N of 0", lambda s: v(s)["base slopes e1"], upper=True, what="baseline slopes")
-    check_range(c, r"something: N to N with accountant", lambda s: v(s)["sh slope e1"], what="slope ε=1")
-    check_range(c, r"N to N with an FMT", lambda s: v(s)["fmt slopes"], what="FMT slopes")
-    check_range(c, r"its slope \(N to N\)", lambda s: v(s)["ag slope e3"], what="AG slope ε=3")
-    check_range(c, r"under none \(N to N\)", lambda s: v(s)["sh slope e3"], what="shuffle slope ε=3")
+    check_bound(c, r"slopes within ±N of 0", lambda s: sl(s)["base slopes e1"], upper=True, seeds=C, what="baselines")
+    check_range(c, r"something: N to N with accountant", lambda s: sl(s)["sh slope e1"], seeds=C, what="ε=1")
+    check_range(c, r"N to N with an FMT", lambda s: sl(s)["fmt slopes"], seeds=C, what="FMT slopes")
+    check_range(c, r"its slope \(N to N\)", lambda s: sl(s)["ag slope e3"], seeds=C, what="AG slope ε=3")
+    check_range(c, r"under none \(N to N\)", lambda s: sl(s)["sh slope e3"], seeds=C, what="shuffle ε=3")
 
 
 @functools.cache
@@ -244,34 +256,36 @@ def test_notebook_02_and_pca_panel_1_caption():
 
     t, c, v = markdown("02_private_pca"), caption(D, "vs_eps"), pca
     check_range(t, r"N–N× lower error for ε ≥ 5 \(at seed 0\)", lambda s: v(s)["worst/adaptive"], seeds=(0,),
-                what="worst/adaptive")
+                tight=True, what="worst/adaptive")
     check_range(c, r"\(N–N× lower error at ε ≥ 5 at the defaults, at seed 0\)", lambda s: v(s)["worst/adaptive"],
-                seeds=(0,), what="worst/adaptive (caption)")
+                seeds=(0,), tight=True, what="worst/adaptive (caption)")
     check_range(t, r"\(ratio N–N, either side\)", lambda s: v(s)["gauss/adaptive"], what="Analyze Gauss/adaptive")
-    check_range(c, r"within a factor N–N at seed 0", lambda s: v(s)["gauss/adaptive"], seeds=(0,),
+    check_range(c, r"within a factor N–N at seed 0", lambda s: v(s)["gauss/adaptive"], seeds=(0,), tight=True,
                 what="Analyze Gauss/adaptive (caption)")
     check_value(t, r"its log–log slope is N,", v(0)["rate slope"], what="rate's slope")
     check_value(c, r"log–log slope N over ε ≥ 5", v(0)["rate slope"], what="rate's slope (caption)")
-    check_range(t, r"the measured error's N to N \(seeds 0–9\)", lambda s: v(s)["measured slope"], what="slope")
+    check_range(t, r"the measured error's N to N \(seeds 0–9\)", lambda s: v(s)["measured slope"],
+                what="slope")
     check_value(c, r"the measurement's N at seed 0", v(0)["measured slope"], what="measured slope (caption)")
     check_range(t, r"put the curve N–N× below the measurement \(seeds 0–9\)", lambda s: v(s)["classic below"],
                 what="classic scale")
     check_range(t, r"lies N–N× below the measured error for ε ≥ 2 \(at seed 0\)", lambda s: v(s)["rate below"],
-                seeds=(0,), what="rate below")
+                seeds=(0,), tight=True, what="rate below")
     check_range(c, r"lies N–N× below the measured error at ε ≥ 2 at seed 0", lambda s: v(s)["rate below"],
-                seeds=(0,), what="rate below (caption)")
+                seeds=(0,), tight=True, what="rate below (caption)")
 
 
 def test_notebook_02_d500_and_pca_panel_2_caption():
     from dpexplore.ui.pca import PrivatePCADashboard as D
 
     t, c, v = markdown("02_private_pca"), caption(D, "vs_coherence"), pca_more
-    check_range(t, r"beats Analyze Gauss by N–N×", lambda s: v(s)["d500"], what="d = 500")
+    check_range(t, r"beats Analyze Gauss by N–N×", lambda s: v(s)["d500"], seeds=COSTLY, what="d = 500")
     for text, where in ((t, "notebook"), (c, "caption")):
-        check_range(text, r"\(sin² N–N", lambda s: v(s)["adaptive"], what=f"adaptive at Υ≈0.25 ({where})")
-        check_range(text, r"(?:against|vs) N–N[);]", lambda s: v(s)["worst"], what=f"worst case ({where})")
-        check_range(text, r"Analyze Gauss \(?N–N\)? beats both", lambda s: v(s)["gauss"], what=f"AG ({where})")
-    for s in SEEDS:
+        check_range(text, r"\(sin² N–N", lambda s: v(s)["adaptive"], seeds=COSTLY, what=f"adaptive at Υ≈0.25 ({where})")
+        check_range(text, r"(?:against|vs) N–N[);]", lambda s: v(s)["worst"], seeds=COSTLY, what=f"worst ({where})")
+        check_range(text, r"Analyze Gauss \(?N–N\)? beats both", lambda s: v(s)["gauss"], seeds=COSTLY,
+                    what=f"AG ({where})")
+    for s in COSTLY:
         assert v(s)["adaptive"] > v(s)["worst"] > v(s)["gauss"], s  # "worse than worst-case …, AG beats both"
 
 
@@ -314,7 +328,7 @@ def _erm(**over):
 
 
 def test_notebook_05_what_to_try():
-    t = markdown("05_quadratic_objective_perturbation")
+    t, C = markdown("05_quadratic_objective_perturbation"), COSTLY  # six sweeps per seed
     assert "The ranges below hold for every seed 0–9" in t
 
     def series(name, where, **over):
@@ -324,27 +338,28 @@ def test_notebook_05_what_to_try():
             return {"big": y[big], "last": y[-1], "first big": y[big][0]}[where]
         return f
 
-    check_range(t, r"N–N·10⁷ at κ = 1000\)\. Clipped", series("LOP", "last"), scale=1e7, what="LOP κ=1000")
-    check_range(t, r"levels off \(N–N for κ ≥ 10\)", series("clipped LOP", "big"), what="clipped LOP")
-    check_range(t, r"stays flat: N–N for every κ ≥ 10", series("QOP", "big"), what="QOP")
+    check_range(t, r"N–N·10⁷ at κ = 1000\)\. Clipped", series("LOP", "last"), scale=1e7, seeds=C, what="LOP κ=1000")
+    check_range(t, r"levels off \(N–N for κ ≥ 10\)", series("clipped LOP", "big"), seeds=C, what="clipped LOP")
+    check_range(t, r"stays flat: N–N for every κ ≥ 10", series("QOP", "big"), seeds=C, what="QOP")
     check_value(t, r"σ̃ ≈ N per coordinate", erm(0)[0].info["output_sigma"], what="σ̃")
     check_value(t, r"grows in proportion \(≈ N\)", erm(0, eta=0.1)[0].info["output_sigma"], what="σ̃ at η=0.1")
-    check_range(t, r"\(N–N·10³ at κ ≈ \d+,", series("QOP", "first big", eta=0.1), scale=1e3, what="QOP η=0.1")
+    check_range(t, r"\(N–N·10³ at κ ≈ \d+,", series("QOP", "first big", eta=0.1), scale=1e3, seeds=C, what="QOP η=0.1")
     c, big = erm(0, eta=0.1)
     check_value(t, r"·10³ at κ ≈ N,", c.radii[big][0], what="that κ")
     check_range(t, r"N–N·10⁶ at κ = 1000\), while", series("QOP", "last", eta=0.1), scale=1e6,
-                what="QOP η=0.1 κ=1000")
-    for s in SEEDS:  # "the noiseless θ̂ still sits on the grey anchor line" (and for η = 1, 3)
+                seeds=C, what="QOP η=0.1 κ=1000")
+    for s in C:  # "the noiseless θ̂ still sits on the grey anchor line" (and for η = 1, 3)
         for eta in (0.1, 1.0, 3.0):
             c, big = erm(s, eta=eta)
             assert np.allclose(c.mean["QOP θ̂ (no output noise)"][big], c.anchor_risk, rtol=0.05), (s, eta)
     nums = quoted(t, r"anchor's own risk \(N–N, then N–N\)")
     for pair, eta in ((nums[:2], 1.0), (nums[2:], 3.0)):
-        _range(pair, lambda s, e=eta: erm(s, eta=e)[0].anchor_risk, what=f"anchor's risk η={eta}")
-    check_range(t, r"plateaus at N–N for κ ≥ 10, clipped", series("QOP", "big", epsilon=20.0), what="QOP ε=20")
-    check_range(t, r"clipped LOP at N–N, and LOP", series("clipped LOP", "big", epsilon=20.0), what="clipped ε=20")
+        _range(pair, lambda s, e=eta: erm(s, eta=e)[0].anchor_risk, seeds=C, what=f"anchor's risk η={eta}")
+    check_range(t, r"plateaus at N–N for κ ≥ 10, clipped", series("QOP", "big", epsilon=20.0), seeds=C, what="QOP ε=20")
+    check_range(t, r"clipped LOP at N–N, and LOP", series("clipped LOP", "big", epsilon=20.0), seeds=C,
+                what="clipped ε=20")
     check_range(t, r"explodes \(N–N·10⁶ at κ = 1000\)", series("LOP", "last", epsilon=20.0), scale=1e6,
-                what="LOP ε=20")
+                seeds=C, what="LOP ε=20")
     check_value(t, r"σ² drops from ≈ N·10⁸ to ≈ N·10³",
                 [erm(0)[0].info["sigma2"] / 1e8, erm(0, alpha1="consistent")[0].info["sigma2"] / 1e3], what="σ²")
 
@@ -379,8 +394,8 @@ def test_notebook_05_and_erm_audit_numbers():
     def broken_inexact(s):
         return erm_audit(s, "qop_inexact", True).epsilon_lower
 
-    check_range(t, r"\(ε̂ = N–N at 100 000 runs, seeds 0–9;", broken_inexact, what="broken qop_inexact")
-    check_range(c, r"\(ε̂ = N–N over seeds 0–9 at the defaults, 100 000 runs\)", broken_inexact,
+    check_range(t, r"\(ε̂ = N–N at 100 000 runs, seeds 0–9;", broken_inexact, seeds=COSTLY, what="broken qop_inexact")
+    check_range(c, r"\(ε̂ = N–N over seeds 0–9 at the defaults, 100 000 runs\)", broken_inexact, seeds=COSTLY,
                 what="broken qop_inexact (caption)")
     check_value(t, r"exact ε of the pair ≈ N·10⁴", erm_audit(0, "qop_inexact", True).exact_epsilon / 1e4,
                 what="exact ε, broken qop_inexact")
@@ -417,3 +432,24 @@ def test_notebook_05_paper_f2_setting():
     for s in SEEDS:
         c = f2(s)
         assert np.all(np.abs(c.mean["QOP"][3:] / c.anchor_risk - 1) <= q / 100), s
+
+
+# == notebook 03 (exact pair-chain numbers: no seed) ============================================================
+def test_notebook_03_exact_tail_and_entropy():
+    from dpexplore.markov import analyze, baseline_kernel, credit_migration, distances, mechanism_kernel
+    from dpexplore.ui.markov import MarkovTrajectoryDashboard as D
+
+    p = D(query_string="trials=1").params()
+    assert (p["chain"], p["epsilon"], p["rho"], p["v"], p["symmetrize"]) == ("credit", 3.0, 2.0, 15.0, "sum")
+    chain = credit_migration()
+    d = distances(chain, symmetrize="sum")
+    base = analyze(chain, baseline_kernel(chain, epsilon=3.0), d)
+
+    def mech(rho):
+        return analyze(chain, mechanism_kernel(chain, epsilon=3.0, rho=rho, d=d), d)
+
+    t = markdown("03_markov_trajectories")
+    (m, hm), (b, hb) = quoted(t, r"about N×10<sup>−8</sup> for Mechanism 1 against about N×10<sup>−3</sup>")
+    assert abs(mech(2.0).tail(15.0) / 1e-8 - m) <= hm and abs(base.tail(15.0) / 1e-3 - b) <= hb
+    assert "entropy rate (panel 3) moves from ~0 to above the baseline's" in re.sub(r"\s+", " ", t)
+    assert mech(0.3).entropy_rate < 0.01 * base.entropy_rate < base.entropy_rate < mech(20.0).entropy_rate
