@@ -162,6 +162,12 @@ def test_notebook_01_panel_1_and_2():
     check_range(t, r"shuffling N to N, Analyze Gauss", lambda s: sl(s)["sh slope e3"], seeds=C, what="shuffle ε=3")
     check_range(t, r"Analyze Gauss N to N — both", lambda s: sl(s)["ag slope e3"], seeds=C, what="AG slope ε=3")
     check_range(t, r"becomes N to N \(at ε = 1 or 3\)", lambda s: sl(s)["fmt slopes"], seeds=C, what="FMT21 slopes")
+    # the vacuous bound's note (a bound from the graph's expected noise: no seed)
+    d = spectral_board()
+    note = next(a.text for a in d._fig_vs_eps(dict(d.params(), trials=3)).layout.annotations
+                if "sampling noise alone" in (a.text or ""))
+    ((alone, _),) = quoted(note, r"sampling noise alone gives N;")
+    check_value(t, r"sampling noise alone puts it at N\)", alone, what="graph noise bound")
 
 
 def test_spectral_panel_2_caption():
@@ -200,6 +206,11 @@ def test_notebook_01_audit_numbers():
     check_value(t, r"that is N with accountant none and N with FMT21",
                 [2 * e0[1.0, "none"], 2 * e0[1.0, "fmt21_numerical"]], what="2ε0")
     check_value(t, r"any more \(ε0 = N\)", e0[3.0, "fmt21_numerical"], what="FMT21 ε0 at ε=3")
+    d = spectral_board()
+    empty = d.audit_report(dict(d.params(), audit="shuffle", accountant="fmt21_numerical", epsilon=1.0), broken=False,
+                           runs=d.audit_runs[0], rng=0, progress=NOOP)  # exact: samples nothing
+    check_value(t, r"symmetric pair \(N at n = 300 with FMT21's ε0 = N\)",
+                [empty.exact_epsilon, e0[1.0, "fmt21_numerical"]], what="empty vs one edge")
 
 
 # == notebook 02 and the PCA captions ===========================================================================
