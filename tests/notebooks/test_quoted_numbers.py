@@ -501,3 +501,12 @@ def test_notebook_03_exact_tail_and_entropy():
     assert abs(mech(2.0).tail(15.0) / 1e-8 - m) <= hm and abs(base.tail(15.0) / 1e-3 - b) <= hb
     assert "entropy rate (panel 3) moves from ~0 to above the baseline's" in re.sub(r"\s+", " ", t)
     assert mech(0.3).entropy_rate < 0.01 * base.entropy_rate < base.entropy_rate < mech(20.0).entropy_rate
+    from dpexplore.markov import city_grid
+
+    ratios = []
+    for size in (5, 10):  # "raise the grid size": the baseline's stationary mean error against Mechanism 1's
+        grid = city_grid(size)
+        dg = distances(grid, symmetrize="sum")
+        ratios.append(analyze(grid, baseline_kernel(grid, epsilon=3.0), dg).mean_error
+                      / analyze(grid, mechanism_kernel(grid, epsilon=3.0, rho=2.0, d=dg), dg).mean_error)
+    check_value(t, r"mean error is N× the mechanism's at grid size 5 and N× at 10", ratios, what="city grid")
