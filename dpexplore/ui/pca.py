@@ -104,10 +104,10 @@ class PrivatePCADashboard(Dashboard):
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
               caption="The adaptive advantage shrinks as the top direction concentrates on fewer rows — their "
                       "contributions approach the worst-case bound 1 — and then <b>reverses</b>: at Υ ≈ 0.25 and "
-                      "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.19–0.72, "
-                      "a wide spread over seeds 0–2, vs 0.14; Analyze Gauss 0.014–0.017 beats both). Past Υ ≈ 1/σ1 "
-                      "(dotted line) those rows hit the row-norm bound, the matrix is scaled down and every method "
-                      "fails. The dashed line marks the coherence slider."),
+                      "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.18–0.73, "
+                      "a wide spread over seeds 0–9, vs 0.13–0.16; Analyze Gauss 0.014–0.017 beats both). "
+                      "Past Υ ≈ 1/σ1 (dotted line) those rows hit the row-norm bound, the matrix is scaled down and "
+                      "every method fails. The dashed line marks the coherence slider."),
         Panel("thresholds", "3. What 'adaptive' means: the private thresholds θ_t, per iteration",
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
               caption="Left: θ_t chosen by AboveThreshold (the noise scale of step t) against the worst-case "

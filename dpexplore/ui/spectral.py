@@ -138,11 +138,13 @@ class SpectralClusteringDashboard(Dashboard):
               caption="‖sin Θ‖²_F between the private and the non-private top-k eigenvectors of the same graph, for "
                       "n = 100…800 at the current ε, k, p, q (at most 2 trials). "
                       "At the defaults (ε = 1) Analyze Gauss and the noisy power method are saturated near k "
-                      "(measured slopes ≈ 0) and only shuffling's slope means something: ≈ −1.0 with accountant "
-                      "<b>none</b> (sound: noise per entry constant in n, sin² ∝ n/Δ_k² ∝ 1/n), ≈ −1.65 with an FMT "
+                      "(measured slopes within ±0.06 of 0) and only shuffling's slope means something: −0.81 to −1.07 "
+                      "with accountant <b>none</b> (sound: noise per entry constant in n, sin² ∝ n/Δ_k² ∝ 1/n), "
+                      "−1.54 to −1.82 with an FMT "
                       "accountant, whose claimed noise shrinks like 1/n — an extra power of n that rests on the "
-                      "refuted claim. Set ε = 3 to see Analyze Gauss leave saturation: its slope (≈ −0.85) then "
-                      "roughly matches shuffling's under none (≈ −1.0). The printed slopes use the last two n."),
+                      "refuted claim. Set ε = 3 to see Analyze Gauss leave saturation: its slope (−0.65 to −0.86) "
+                      "then roughly matches shuffling's under none (−0.93 to −1.12). Ranges over seeds 0–9; the "
+                      "printed slopes use the last two n."),
         Panel("spectrum", "3. Eigenvalue spectrum and the private estimate of k", depends_on=(*_graph, "epsilon",
                                                                                              "accountant"),
               caption="Top eigenvalues after projecting out the all-ones direction (a k-block SBM keeps k − 1 "
