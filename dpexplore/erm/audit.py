@@ -52,7 +52,7 @@ Worst-case pairs (why they are the hardest we know)
   result. On the **non-degenerate** pair :func:`qop_anchor_scale_pair` (n = 2, curvature L vs 2L,
   equal supports) the exact ε is finite and independent of σ² and η: ln(1/(4δ)) = 3.22 at δ = 0.01
   for m = 2 (:func:`qop_anchor_scale_pair_exact_epsilon`), and :func:`audit_qop_anchor_scale_pair`
-  measures ε̂ = 2.1–2.7 > 2 at 10⁵ runs (seeds 0–2) — a measured leak, not a ceiling.
+  measures ε̂ = 2.1–2.9 > 2 at 10⁵ runs (seeds 0–9) — a measured leak, not a ceiling.
   :func:`~.mechanisms.qop_inexact` is **not** refuted on the degenerate pair (ε̂ = 0, exact ε
   of the pair 0; its σ̃ is calibrated to the worst-case move 2βη/α).
 
