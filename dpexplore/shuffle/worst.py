@@ -402,7 +402,7 @@ def worst_case_epsilon(randomizer: Randomizer, n: int, delta: float, *,
         t = delta * 1e-6  # slack for the coins' lower quantile (see _binary_sweep): ε is solved at δ − t
         lo_, up_, kl_, ev_, closed = _binary_sweep(
             R, n, lambda pr, tt: [min(pr.epsilon(delta - tt), e_loc)], t=t, rtol=rtol, atol=0.0,
-            max_pairs=max_pairs)
+            max_pairs=max_pairs, tail=1e-13 * delta)  # narrow windows: lost mass ≲ 1e-13 δ (moves ε ≲ 1e-14)
         bnb = (float(lo_[0]), float(up_[0]), int(kl_[0]), ev_)
         if closed:
             pk = bnb[2]
