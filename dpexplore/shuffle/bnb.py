@@ -47,7 +47,7 @@ def _coin_quantile(t: float, N: int, g: float) -> int:
     if t <= 0 or N <= 0:
         return 0
     mean, sd = N * g, math.sqrt(N * g * (1.0 - g))
-    guess = int(mean - float(stats.norm.isf(t)) * sd)
+    guess = int(mean + float(special.ndtri(t)) * sd)  # ndtri(t) = the normal quantile Φ⁻¹(t) < 0
     m = np.arange(max(0, guess - 40), min(N, guess + 40) + 1)
     ok = m[special.bdtr(m - 1, N, g) <= t] if m.size else m  # bdtr(−1) = 0: m = 0 is always valid
     if m.size and ok.size and ok[-1] < m[-1] and (m[0] == 0 or ok[0] == m[0]):
@@ -145,6 +145,7 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
     for start, stop, step in halves:
         a, w = start, 2
         last: tuple[int, float] | None = None  # (width, worst ratio bound / threshold) of the last block
+        prev_ok: tuple[float, int, float] | None = None  # (centre, width, ratio) of the last accepted block
         slope = None
         while (a <= stop) if step > 0 else (a >= stop):
             if evals >= max_pairs:  # budget spent: one block bound for the rest (still certified)
@@ -171,7 +172,16 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
             guess = None if slope is None else int((aim - (r - slope * wb)) / slope)
             if ok:
                 upper = np.maximum(upper, v)
-                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 6 * wb + 2)
+                centre = 0.5 * (a + b) * step
+                if slope is not None and prev_ok is not None and centre > prev_ok[0]:
+                    # the intercept (bound at width 0) drifts along k: extrapolate it linearly to the next block
+                    c1, c0 = r - slope * wb, prev_ok[2] - slope * prev_ok[1]
+                    drift = (c1 - c0) / (centre - prev_ok[0])
+                    den = slope + 0.5 * drift
+                    if den > 0:
+                        guess = int((aim - c1 - drift * (0.5 * wb + 1.0)) / den)
+                prev_ok = (centre, wb, r)
+                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 30 * wb + 30)
                 a, w = b + step, max(1, nxt)
             else:
                 w = max(1, w // 2 if guess is None else min(max(guess, wb // 4), (9 * wb) // 10))

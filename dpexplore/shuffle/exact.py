@@ -113,8 +113,11 @@ class ShuffledPair:
         lr = lr[keep]
         p = np.exp(self.logp[keep])
         q = np.exp(self.logq[keep])
-        order = np.argsort(-lr, kind="stable")
-        lr, p, q = lr[order], p[order], q[order]
+        if lr.size > 1 and np.all(lr[1:] >= lr[:-1]):  # increasing (binary pairs: log-concave laws): reversed
+            lr, p, q = lr[::-1], p[::-1], q[::-1]  # (the order within ties does not change δ or ε)
+        elif lr.size > 1 and not np.all(lr[1:] <= lr[:-1]):
+            order = np.argsort(-lr, kind="stable")
+            lr, p, q = lr[order], p[order], q[order]
         s = self._s
         s["lr"] = lr  # descending
         s["p"], s["q"] = p, q
@@ -246,6 +249,10 @@ def _conv_binom(n0: int, w0: float, n1: int, w1: float) -> tuple[int, np.ndarray
 
 
 _DIRECT_LIMIT = 4_000_000  # cells × cells above which the tilted FFT is used
+try:  # Boost's binomial pmf ufunc, what ``binom.pmf`` calls (without its argument checks: ~20× less overhead)
+    from scipy.special._ufuncs import _binom_pmf as _BINOM_PMF
+except ImportError:  # pragma: no cover - another scipy layout
+    _BINOM_PMF = stats.binom.pmf
 _FAST_DIRECT_LIMIT = 300_000  # _conv_binoms_fast: direct convolution below this many cells × cells
 _TILT_STEP = 8.0  # sd between the tilts of _tilted_fft_logconv (5 tilts over ±16 sd)
 
@@ -290,7 +297,7 @@ def _binom_window_w(N: int, w: float, width: float) -> tuple[int, np.ndarray, fl
     hi = min(N, int(math.ceil(mean + width * sd + width)))
     x = np.arange(lo, hi + 1, dtype=float)
     anc = x[::64]
-    pm = stats.binom.pmf(anc, N, w)
+    pm = _BINOM_PMF(anc, N, w)
     pos = pm > 0
     with np.errstate(divide="ignore"):
         la = np.log(pm)
@@ -349,7 +356,7 @@ def _conv_binoms_fast(parts: list[tuple[int, float]], width: float) -> tuple[int
     centres = np.linspace(-zc, zc, m_t) if m_t > 1 else np.zeros(1)
     best = np.full(out_len, -np.inf)
     best_rel = np.full(out_len, -np.inf)
-    bound = np.full(out_len, np.inf)  # log of an upper bound on each cell (from the tilts)
+    tilts = []  # (θ, log of the tilt's peak, untilted): 2e-12 of it bounds a cell no tilt resolves
     for j in centres:
         theta = j / sd
         spec = None
@@ -364,13 +371,17 @@ def _conv_binoms_fast(parts: list[tuple[int, float]], width: float) -> tuple[int
         c_max = float(c.max())
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.log(np.maximum(c, 0.0) / c_max)
-            val = np.log(np.maximum(c, 0.0)) + shift - theta * x_out
-        bound = np.minimum(bound, math.log(2e-12 * c_max) + shift - theta * x_out)
+        lc = math.log(c_max) + shift
+        tilts.append((theta, lc))
         take = rel > best_rel
-        best[take], best_rel[take] = val[take], rel[take]
+        best[take] = rel[take] + lc - theta * x_out[take]
+        best_rel[take] = rel[take]
     drop = best_rel < math.log(1e-12)
-    best[drop] = -np.inf
-    lost += float(np.exp(bound[drop]).sum())
+    if np.any(drop):
+        xd = x_out[drop]
+        bound = np.min([math.log(2e-12) + lc - th * xd for th, lc in tilts], axis=0)
+        best[drop] = -np.inf
+        lost += float(np.exp(bound).sum())
     return lo, best, lost
 
 
