@@ -101,9 +101,11 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
     stay as tight). Single pairs (the lower end) always use the standard windows.
 
     The widths: a block's bound (in units of the threshold) grows about linearly in its width
-    (users taken out of the exact part), with a slope that changes slowly along k. The slope is
-    estimated from the last two blocks of clearly different widths (kept when the widths are
-    alike) and the next width aims just under the threshold — a guess only: every block is checked.
+    (users taken out of the exact part), r ≈ c + s·width, with a slope s that changes slowly along
+    k and an intercept c that drifts with the profile δ_k. s is estimated from the last two blocks
+    of clearly different widths (kept when the widths are alike), c's drift from the last two
+    accepted blocks (extrapolated linearly to the next one), and the next width aims at 0.96 of the
+    threshold — a guess only: every block is checked, a failed one is retried narrower.
     """
     sym = _swap_symmetric(R)
     kmax = (n - 1) // 2 if sym else n - 1
