@@ -4,21 +4,28 @@ numerically; ``fmt21_epsilon`` is the closed form, microseconds, not a speed flo
 
 Run: python benchmarks/bench_shuffle_binary.py [--label NAME]  (a Markdown table; writes
 benchmarks/results/shuffle_binary.json, keeping earlier labels' rows so before/after sit in one file).
-Median of 3 cold runs each (the exact-law caches are cleared before every call); the ratio is
+Cold runs (the exact-law caches are cleared before every call), after one warm-up call of each:
+``repeat`` (default 5) rounds, each timing FMT21 and then ours back to back, so that both see the
+same load; the times are the medians over the rounds and the ratio is the median over the rounds of
 FMT21 time / ours (> 1: ours is faster). The machine is shared: absolute times vary, the ratios are
-measured in the same run; the load average is recorded.
+measured in the same run; the load average is recorded. ``--base DIR`` runs the code of another
+checkout of the package (e.g. ``git archive main dpexplore | tar -x -C DIR``) for a before/after pair.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import machine_line, median_time, table  # noqa: E402
+from _timing import machine_line, table  # noqa: E402
+
+if "--base" in sys.argv:  # time another checkout of the package (the "before" of a before/after pair)
+    sys.path.insert(0, sys.argv[sys.argv.index("--base") + 1])
 
 from dpexplore.shuffle import binary_rr, fmt_epsilon, worst_case_epsilon  # noqa: E402
 from dpexplore.shuffle import exact as _exact  # noqa: E402
@@ -35,7 +42,22 @@ def _cold() -> None:
         cache_clear()
 
 
-def run(ns=(10**6, 10**7), e0s=(0.5, 1.0, 2.0, 4.0), delta=1e-6, repeat=3) -> dict:
+def _rounds(f_fmt, f_ours, repeat: int) -> tuple[float, float, float]:
+    """Median FMT21 time, median time of ours and median per-round ratio, timed back to back."""
+    f_fmt(), f_ours()  # warm-up
+    tf, to = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f_fmt()
+        tf.append(time.perf_counter() - t0)
+        _cold()
+        t0 = time.perf_counter()
+        f_ours()
+        to.append(time.perf_counter() - t0)
+    return statistics.median(tf), statistics.median(to), statistics.median(a / b for a, b in zip(tf, to))
+
+
+def run(ns=(10**6, 10**7), e0s=(0.5, 1.0, 2.0, 4.0), delta=1e-6, repeat=5) -> dict:
     """Rows of the benchmark (a dict with the machine line and one row per (n, ε0))."""
     machine = machine_line()
     print(machine)
@@ -43,16 +65,19 @@ def run(ns=(10**6, 10**7), e0s=(0.5, 1.0, 2.0, 4.0), delta=1e-6, repeat=3) -> di
     for n in ns:
         for e0 in e0s:
             eps_fmt = fmt_epsilon(e0, n, delta)
-            t_fmt = median_time(lambda n=n, e0=e0: fmt_epsilon(e0, n, delta), repeat=repeat)
             R = binary_rr(e0)
             _cold()
             w = worst_case_epsilon(R, n, delta)
-            t_w = median_time(lambda R=R, n=n: (_cold(), worst_case_epsilon(R, n, delta)), repeat=repeat)
+            t_fmt, t_w, ratio = _rounds(lambda n=n, e0=e0: fmt_epsilon(e0, n, delta),
+                                        lambda R=R, n=n: worst_case_epsilon(R, n, delta), repeat)
             rows.append({"n": n, "epsilon0": e0, "delta": delta, "upper": w.epsilon, "lower": w.lower,
                          "gap": w.epsilon - w.lower, "method": w.method, "pair": w.pair,
                          "pairs_evaluated": w.pairs_evaluated, "time_s": t_w, "fmt21_numerical_epsilon": eps_fmt,
-                         "fmt21_time_s": t_fmt, "ratio": t_fmt / t_w})
-    return {"machine_start": machine, "machine_end": machine_line("at end"), "rows": rows}
+                         "fmt21_time_s": t_fmt, "ratio": ratio, "rounds": repeat})
+            print(f"n={n:.0e} ε0={e0:g}: ours {t_w:.3f} s, FMT21 {t_fmt:.3f} s, ratio {ratio:.2f}, "
+                  f"{w.pairs_evaluated} pairs", flush=True)
+    return {"machine_start": machine, "machine_end": machine_line("at end"), "rows": rows,
+            "package": str(Path(_exact.__file__).parent)}
 
 
 def main() -> None:

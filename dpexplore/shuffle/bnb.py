@@ -8,8 +8,10 @@ exact pair × (1 + rtol).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .exact import _pair_from_others, shuffled_pair
 from .randomizers import Randomizer
@@ -39,22 +41,44 @@ def _binary_groups(R: Randomizer) -> tuple[float, float] | None:
     return (w0, w1) if 0.0 < w0 < 1.0 and 0.0 < w1 < 1.0 else None
 
 
-def _block_pair(R: Randomizer, n: int, a: int, b: int, t: float):
-    """A pair whose profile bounds that of every pair k ∈ [a, b] (see :func:`_binary_sweep`); its slack t."""
+def _coin_quantile(t: float, N: int, g: float) -> int:
+    """The largest m0 ≤ N with P(M < m0) ≤ t, M ~ Bin(N, g) (0 if t ≤ 0): ``binom.ppf``'s value, found
+    from a normal guess by exact cdfs (``special.bdtr``), which are far cheaper than ``ppf``."""
+    if t <= 0 or N <= 0:
+        return 0
+    mean, sd = N * g, math.sqrt(N * g * (1.0 - g))
+    guess = int(mean + float(special.ndtri(t)) * sd)  # ndtri(t) = the normal quantile Φ⁻¹(t) < 0
+    m = np.arange(max(0, guess - 40), min(N, guess + 40) + 1)
+    ok = m[special.bdtr(m - 1, N, g) <= t] if m.size else m  # bdtr(−1) = 0: m = 0 is always valid
+    if m.size and ok.size and ok[-1] < m[-1] and (m[0] == 0 or ok[0] == m[0]):
+        return int(ok[-1])  # the largest valid m0 is inside the scanned range (valid ones are a prefix)
+    return int(stats.binom.ppf(t, N, g))
 
-    if a == b:
-        return shuffled_pair(R, n, k=a, cache=False), 0.0
+
+def _block_pair(R: Randomizer, n: int, a: int, b: int, t: float, width: float | None = None):
+    """A pair whose profile bounds that of every pair k ∈ [a, b] (see :func:`_binary_sweep`); its slack t.
+
+    ``width``: None builds the laws on the standard windows (:func:`.exact._conv_binoms`), a number
+    on windows of ±``width`` sd (:func:`.exact._conv_binoms_fast`; the mass outside is lost mass,
+    added to δ, so the bound holds for any width).
+    """
     w0, w1 = _binary_groups(R)
+    if a == b:
+        if width is None:
+            return shuffled_pair(R, n, k=a, cache=False), 0.0
+        return _pair_from_others(R, [(n - a - 1, w0), (a, w1)], w0, w1, n=n, k=a,
+                                 method="binomial convolution (log space)", width=width), 0.0
     wm = b - a
     gam = 1.0 - abs(w1 - w0)  # mass common to Ber(w0) and Ber(w1): a coin Ber(c) with probability gam
     c = min(w0, w1) / gam
-    m0 = int(stats.binom.ppf(t, wm, gam)) if t > 0 else 0  # P(M < m0) ≤ t, M ~ Bin(b − a, gam)
+    m0 = _coin_quantile(t, wm, gam)  # P(M < m0) ≤ t, M ~ Bin(b − a, gam)
     others = [(n - 1 - b, w0), (a, w1)] + ([(m0, c)] if m0 > 0 else [])
-    return (_pair_from_others(R, others, w0, w1, n=n, k=a, method=f"block bound k ∈ [{a}, {b}]"),
+    return (_pair_from_others(R, others, w0, w1, n=n, k=a, method=f"block bound k ∈ [{a}, {b}]", width=width),
             t if m0 > 0 else 0.0)
 
 
-def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: float, max_pairs: int):
+def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: float, max_pairs: int,
+                  tail: float | None = None):
     """Certified maximum over the pairs k = 0 … n − 1 of a privacy quantity (binary inputs).
 
     The model's pairs are "target 0 vs 1, k of the other n − 1 users hold 1" (k = 0 … n − 1; for a
@@ -70,15 +94,36 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
     single-k value (× (1 + rtol), + atol) is done, otherwise it is narrowed down to single k
     (exact). Returns (lower, upper, k attaining lower, pairs evaluated, closed): the worst case is
     in [lower, upper] — lower attained by the pair k, upper ≥ every pair's value (entrywise).
+
+    ``tail``: None builds every pair on the standard windows; a number builds the block pairs on
+    narrower windows whose lost mass (added to δ: still a bound) is ≲ ``tail`` (a Gaussian quantile;
+    a block pair whose lost mass exceeds ``tail`` is rebuilt on the standard windows, so the values
+    stay as tight). Single pairs (the lower end) always use the standard windows.
+
+    The widths: a block's bound (in units of the threshold) grows about linearly in its width
+    (users taken out of the exact part), r ≈ c + s·width, with a slope s that changes slowly along
+    k and an intercept c that drifts with the profile δ_k. s is estimated from the last two blocks
+    of clearly different widths (kept when the widths are alike), c's drift from the last two
+    accepted blocks (extrapolated linearly to the next one), and the next width aims at 0.96 of the
+    threshold — a guess only: every block is checked, a failed one is retried narrower.
     """
     sym = _swap_symmetric(R)
     kmax = (n - 1) // 2 if sym else n - 1
     lower = kl = None
     evals = 0
+    width = None if tail is None else float(stats.norm.isf(min(0.1, tail / 8.0))) + 0.5
+
+    def pair(a: int, b: int):
+        if a == b:  # single pairs (the lower end): the standard windows, as every exact pair elsewhere
+            return _block_pair(R, n, a, b, t)
+        pr, tt = _block_pair(R, n, a, b, t, width)
+        if width is not None and max(pr.lost_p, pr.lost_q) > tail:  # a heavy tail: the standard windows
+            pr, tt = _block_pair(R, n, a, b, t)
+        return pr, tt
 
     def exact_at(k: int) -> np.ndarray:
         nonlocal lower, kl, evals
-        v = np.asarray(value(*_block_pair(R, n, k, k, t)), dtype=float)
+        v = np.asarray(value(*pair(k, k)), dtype=float)
         evals += 1
         if lower is None:
             lower, kl = v.copy(), np.full(v.shape, k)
@@ -98,13 +143,15 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
         mid = (lo_k + hi_k) // 2
         halves = [(lo_k, mid, 1), (hi_k, mid + 1, -1)]
     closed = True
+    aim = 1.0 - 0.04 * rtol / (1.0 + rtol)  # just under the threshold, in units of it
     for start, stop, step in halves:
         a, w = start, 2
-        hist: list[tuple[int, float]] = []  # (width, worst ratio bound / threshold) of the last blocks
-        aim = 1.0 - 0.25 * rtol / (1.0 + rtol)  # just under the threshold, in units of it
+        last: tuple[int, float] | None = None  # (width, worst ratio bound / threshold) of the last block
+        prev_ok: tuple[float, int, float] | None = None  # (centre, width, ratio) of the last accepted block
+        slope = None
         while (a <= stop) if step > 0 else (a >= stop):
             if evals >= max_pairs:  # budget spent: one block bound for the rest (still certified)
-                v = np.asarray(value(*_block_pair(R, n, min(a, stop), max(a, stop), t)), dtype=float)
+                v = np.asarray(value(*pair(min(a, stop), max(a, stop))), dtype=float)
                 upper, closed = np.maximum(upper, v), False
                 evals += 1
                 break
@@ -113,24 +160,31 @@ def _binary_sweep(R: Randomizer, n: int, value, *, t: float, rtol: float, atol: 
                 upper = np.maximum(upper, exact_at(a))
                 a, w = a + step, 2
                 continue
-            v = np.asarray(value(*_block_pair(R, n, min(a, b), max(a, b), t)), dtype=float)
+            v = np.asarray(value(*pair(min(a, b), max(a, b))), dtype=float)
             evals += 1
             thr = lower * (1.0 + rtol) + atol
             ok = bool(np.all(v <= thr))
             wb = abs(b - a)
-            hist = (hist + [(wb, float(np.max(v / np.maximum(thr, 1e-300))))])[-2:]
-            # next width: the block bound grows about linearly in the width (users taken out of the exact
-            # part); a secant through the last two blocks aims just under the threshold (a guess only —
-            # every block is still checked), else grow ×1.5 / halve
-            guess = None
-            if len(hist) == 2 and hist[0][0] != hist[1][0]:
-                slope = (hist[1][1] - hist[0][1]) / (hist[1][0] - hist[0][0])
-                if slope > 0:
-                    guess = int((aim - (hist[1][1] - slope * hist[1][0])) / slope)
+            r = float(np.max(v / np.maximum(thr, 1e-300)))
+            if last is not None and abs(wb - last[0]) >= 0.2 * max(wb, last[0]):
+                s_new = (r - last[1]) / (wb - last[0])
+                if s_new > 0:
+                    slope = s_new
+            last = (wb, r)
+            guess = None if slope is None else int((aim - (r - slope * wb)) / slope)
             if ok:
                 upper = np.maximum(upper, v)
-                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 3 * wb + 2)
+                centre = 0.5 * (a + b) * step
+                if slope is not None and prev_ok is not None and centre > prev_ok[0]:
+                    # the intercept (bound at width 0) drifts along k: extrapolate it linearly to the next block
+                    c1, c0 = r - slope * wb, prev_ok[2] - slope * prev_ok[1]
+                    drift = (c1 - c0) / (centre - prev_ok[0])
+                    den = slope + 0.5 * drift
+                    if den > 0:
+                        guess = int((aim - c1 - drift * (0.5 * wb + 1.0)) / den)
+                prev_ok = (centre, wb, r)
+                nxt = int(w * 1.5) + 1 if guess is None else min(max(guess, wb // 2 + 1), 30 * wb + 30)
                 a, w = b + step, max(1, nxt)
             else:
-                w = max(1, w // 2 if guess is None else min(max(guess, wb // 4), wb // 2 + 1))
+                w = max(1, w // 2 if guess is None else min(max(guess, wb // 4), (9 * wb) // 10))
     return lower, np.maximum(upper, lower), kl, evals, closed
