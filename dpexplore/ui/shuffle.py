@@ -254,7 +254,7 @@ class ShuffleAsymptoticsDashboard(Dashboard):
               "Dash-dot GDP is an <i>approximation</i> (canonical pair); dashed lines are certified bounds "
               "(Chernoff: canonical pair only; FMT clones: every ε0-LDP randomizer and data set; privacy blanket "
               "Bennett bound of Balle et al. 2019: every data set). "
-              "Try ε0 = 4, n = 10⁵: canonical pair ε ≈ 0.0847 at δ = 10⁻⁶, worst case ≤ 0.0848 (certified), FMT21 "
+              "Try ε0 = 4, n = 10⁵: canonical pair ε ≈ 0.0847 at δ = 10⁻⁶, worst case ≤ 0.0849 (certified), FMT21 "
               "numerical ≈ 0.17, closed form 0.54. The links under the plot download the worst-case profile "
               "drawn (CSV / JSON)."),
         Panel("jsd", "n·JSD converges to I_π/8", (*_R, "n", "pi"),
