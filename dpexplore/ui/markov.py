@@ -92,7 +92,7 @@ def _layout_positions(chain, kind: str) -> np.ndarray:
 def chain_trajectory_figure(chain, kind: str, sensitive, mech, base, *, epsilon: float, rho: float) -> go.Figure:
     """Left: the chain as a graph; right: one sensitive trajectory and its two private versions."""
     n = chain.n
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.32, 0.68], horizontal_spacing=0.08,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.32, 0.68], horizontal_spacing=0.12,
                         subplot_titles=("The chain: line width ∝ P, node size ∝ stationary prob.",
                                         "States over time (one trial)"))
     pos = _layout_positions(chain, kind)

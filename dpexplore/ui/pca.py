@@ -268,10 +268,6 @@ class PrivatePCADashboard(Dashboard):
         return fig
 
     # -- audit -------------------------------------------------------------------------------
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.widgets["audit"].layout.width = "max-content"  # the kit's default width cuts the option text
-
     audit_description = (
         "Pick what to audit with the <b>audit</b> menu at the top. Audits run at the current n, d, κ, Υ, ε "
         "(trial-0 data). δ of every ε below = 1e-3: a per-step claim holds at every δ, and 10⁵ runs resolve ε well "
