@@ -122,6 +122,9 @@ class Dashboard(ClientInput, widgets.VBox):
     audit_runs: ClassVar[tuple[int, int]] = (2000, 20000)
     #: the controls presentation mode keeps (None: the first four); the others are hidden while presenting
     present_controls: ClassVar[tuple[str, ...] | None] = None
+    #: panels without a headline curve, by name, each with the reason (it compares equals, it is a table or
+    #: images, …); every other panel marks the curve it is about (``headline=True``, :func:`~.figures.mark_headline`)
+    no_headline: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, *, query_string: str | None = None, render: bool | None = None,
                  background: bool | None = None, **overrides: Any) -> None:

@@ -411,7 +411,7 @@ def _headline_last(fig: go.Figure) -> None:
     if not heads:
         return
     groups = {t.legendgroup for t in heads if t.legendgroup}
-    last = [t for t in fig.data if is_headline(t) or (t.fill == "toself" and t.legendgroup in groups)]
+    last = [t for t in fig.data if is_headline(t) or (getattr(t, "fill", None) == "toself" and t.legendgroup in groups)]
     ids = {id(t) for t in last}
     for t in fig.data:
         if id(t) in ids:
@@ -420,8 +420,9 @@ def _headline_last(fig: go.Figure) -> None:
             obj = getattr(t, part, None)
             if obj is not None and isinstance(obj.color, str) and obj.color.lower() == HEADLINE_COLOR:
                 obj.color = "#777777"
-        if t.line is not None and t.line.width is not None and t.line.width >= HEADLINE_WIDTH:
-            t.line.width = HEADLINE_WIDTH - 2
+        line = getattr(t, "line", None)  # (bars and heatmaps have none)
+        if line is not None and line.width is not None and line.width >= HEADLINE_WIDTH:
+            line.width = HEADLINE_WIDTH - 2
     for t in last:
         if t.fill == "toself":
             t.fillcolor = _rgba(HEADLINE_COLOR, 0.15)
