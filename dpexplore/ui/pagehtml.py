@@ -39,6 +39,10 @@ NOTE_STYLE = (
 STALE_CSS = (
     ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
     ".dpx-dashboard,.dpx-body{overflow:visible !important}"
+    # the notebook's output area clips (overflow auto/hidden): the sidebar could not stick while #rendered_cells
+    # scrolled
+    ".jp-OutputArea:has(.dpx-dashboard),.jp-OutputArea-child:has(.dpx-dashboard),"
+    ".jp-OutputArea-output:has(.dpx-dashboard){overflow:visible !important}"
     ".dpx-body{display:grid !important;grid-template-columns:minmax(330px,30%) minmax(0,1fr);gap:0 16px;"
     "align-items:start}"
     ".dpx-side{position:sticky;top:0;z-index:20;max-height:100vh;overflow:visible !important}"
