@@ -122,6 +122,9 @@ class Dashboard(ClientInput, widgets.VBox):
     audit_runs: ClassVar[tuple[int, int]] = (2000, 20000)
     #: the controls presentation mode keeps (None: the first four); the others are hidden while presenting
     present_controls: ClassVar[tuple[str, ...] | None] = None
+    #: panels without a headline curve, by name, each with the reason (it compares equals, it is a table or
+    #: images, …); every other panel marks the curve it is about (``headline=True``, :func:`~.figures.mark_headline`)
+    no_headline: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, *, query_string: str | None = None, render: bool | None = None,
                  background: bool | None = None, **overrides: Any) -> None:
@@ -216,12 +219,13 @@ class Dashboard(ClientInput, widgets.VBox):
         snippet_box.add_class("dpx-snippet")
 
         header = widgets.HTML(header_html(self.title, self.intro))
+        # the controls grid: one column beside the plots (.dpx-side), two or more when above them (narrow screens)
         controls_box = widgets.GridBox(
             list(self.widgets.values()),
-            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(380px, 1fr))",
+            layout=widgets.Layout(grid_template_columns="repeat(auto-fill, minmax(min(100%, 380px), 1fr))",
                                   grid_gap="2px 16px", padding="6px", border="1px solid #ddd"),
         )
-        controls_box.add_class("dpx-controls")  # sticky: stays reachable while scrolling through the panels
+        controls_box.add_class("dpx-controls")
         panel_boxes = []
         self.a11y = A11yKit(self)  # accessible names, plot summaries, live region (dpexplore.ui.a11y)
         for p in self.panels:
@@ -247,8 +251,16 @@ class Dashboard(ClientInput, widgets.VBox):
         self._present_css = widgets.HTML("", layout=widgets.Layout(display="none"))
         self.add_class("dpx-dashboard")
         header = self.a11y.with_bridge(header)  # the page-side accessibility (dpexplore.ui.a11y) on every page
-        self.children = [header, self.teaching, controls_box, self._status, self._message_box, *panel_boxes, *audit_box,
-                         snippet_box, self._present_css, footer]
+        # The controls beside the plots (a sticky sidebar, STALE_CSS), so the first plot and its legend are on a
+        # projector's first screen (1024×768) while the controls stay next to what they change; on a narrow
+        # screen (< 880 px) the sidebar goes above the plots. The audit and the snippet take the whole width below.
+        side = widgets.VBox([controls_box, self._status])
+        side.add_class("dpx-side")
+        main = widgets.VBox([self._message_box, *panel_boxes])
+        main.add_class("dpx-main")
+        body = widgets.Box([side, main])
+        body.add_class("dpx-body")
+        self.children = [header, self.teaching, body, *audit_box, snippet_box, self._present_css, footer]
         if self.teaching.present:
             self.set_presentation(True, redraw=False)
         if self._render and _in_kernel():

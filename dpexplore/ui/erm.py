@@ -194,6 +194,8 @@ class QuadraticPerturbationDashboard(Dashboard):
         return self._comparison(r)
 
     # ------------------------------------------------------------------------------------------
+    no_headline = {"bounds": "one bound per δ and the paper's table, compared as equals (no slider moves it)"}
+
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
         p = dict(params)
         if panel == "risk":
@@ -297,7 +299,7 @@ class QuadraticPerturbationDashboard(Dashboard):
         q = MECH_COLORS["QOP"]
         ratio0 = base.info["qop_weight_ratio"]
         F.add_measured(fig, ETA_GRID, eta_rows[:, 0], eta_rows[:, 1], eta_rows[:, 2], name=QOP_PRIVATE, color=q,
-                       trials=p["trials"], row=1, col=1)
+                       trials=p["trials"], row=1, col=1, headline=True)
         F.add_measured(fig, ETA_GRID, hat_rows[:, 0], hat_rows[:, 1], hat_rows[:, 2],
                        name="QOP θ̂ before output noise — NOT private for η > 0", color=HAT_COLOR, trials=p["trials"],
                        row=1, col=1)

@@ -95,7 +95,8 @@ def base_figure(
         height=height,
         width=width,
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "font": {"size": TEXT_PX["legend"][0]}},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "font": {"size": TEXT_PX["legend"][0]},
+                "tracegroupgap": 0},
         font={"size": TEXT_PX["base"][0]},
         hovermode="closest",
     )
@@ -410,7 +411,7 @@ def _headline_last(fig: go.Figure) -> None:
     if not heads:
         return
     groups = {t.legendgroup for t in heads if t.legendgroup}
-    last = [t for t in fig.data if is_headline(t) or (t.fill == "toself" and t.legendgroup in groups)]
+    last = [t for t in fig.data if is_headline(t) or (getattr(t, "fill", None) == "toself" and t.legendgroup in groups)]
     ids = {id(t) for t in last}
     for t in fig.data:
         if id(t) in ids:
@@ -419,8 +420,9 @@ def _headline_last(fig: go.Figure) -> None:
             obj = getattr(t, part, None)
             if obj is not None and isinstance(obj.color, str) and obj.color.lower() == HEADLINE_COLOR:
                 obj.color = "#777777"
-        if t.line is not None and t.line.width is not None and t.line.width >= HEADLINE_WIDTH:
-            t.line.width = HEADLINE_WIDTH - 2
+        line = getattr(t, "line", None)  # (bars and heatmaps have none)
+        if line is not None and line.width is not None and line.width >= HEADLINE_WIDTH:
+            line.width = HEADLINE_WIDTH - 2
     for t in last:
         if t.fill == "toself":
             t.fillcolor = _rgba(HEADLINE_COLOR, 0.15)
@@ -430,6 +432,36 @@ def _headline_last(fig: go.Figure) -> None:
         if t.marker is not None:
             t.marker.color = HEADLINE_COLOR
     fig.data = [t for t in fig.data if id(t) not in ids] + last
+
+
+def _legend_packed(fig: go.Figure) -> None:
+    """Give every legend entry without a group one of its own (in place). A horizontal legend of ungrouped
+    entries is a grid whose columns are as wide as its widest entry (one entry per row in a narrow plot: 9 rows
+    for 04's first panel at 1024 px); grouped entries are packed into rows by their own widths."""
+    for i, tr in enumerate(fig.data):
+        if tr.name and getattr(tr, "showlegend", None) is not False and "legendgroup" in tr and not tr.legendgroup:
+            tr.legendgroup = f"dpx-entry-{i}"
+
+
+def _wrap_subplot_titles(fig: go.Figure) -> None:
+    """Break each subplot title (``make_subplots``' centred annotations) to the width of its subplot (in place):
+    a long title over a narrow subplot ran off the figure's left edge beside the controls.
+
+    Examples
+    --------
+    >>> from plotly.subplots import make_subplots
+    >>> fig = make_subplots(rows=1, cols=2, column_widths=[0.3, 0.7], subplot_titles=("a " * 30, "b"))
+    >>> _wrap_subplot_titles(fig)
+    >>> fig.layout.annotations[0].text.count("<br>"), fig.layout.annotations[1].text
+    (1, 'b')
+    """
+    doms = [tuple(fig.layout[k].domain) for k in fig.layout if k.startswith("xaxis") and fig.layout[k].domain]
+    for ann in fig.layout.annotations or ():
+        if not (ann.text and ann.xanchor == "center" and ann.yanchor == "bottom" and ann.xref == "paper"
+                and ann.yref == "paper" and ann.showarrow is False and "<br>" not in ann.text):
+            continue
+        width = min((b - a for a, b in doms if a - 1e-6 <= ann.x <= b + 1e-6), default=1.0)
+        ann.text = _wrap(ann.text, max(30, int(90 * width)))  # (at most two lines over the narrowest ones)
 
 
 def style_text(fig: go.Figure, *, present: bool = False) -> go.Figure:
@@ -470,6 +502,8 @@ def finalize_figure(fig: go.Figure) -> go.Figure:
     """
     readable_log_ticks(fig)
     _headline_last(fig)
+    _legend_packed(fig)
+    _wrap_subplot_titles(fig)
     hidden = []
     for tr in fig.data:
         if tr.name:

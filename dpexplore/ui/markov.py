@@ -92,7 +92,7 @@ def _layout_positions(chain, kind: str) -> np.ndarray:
 def chain_trajectory_figure(chain, kind: str, sensitive, mech, base, *, epsilon: float, rho: float) -> go.Figure:
     """Left: the chain as a graph; right: one sensitive trajectory and its two private versions."""
     n = chain.n
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.32, 0.68], horizontal_spacing=0.08,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.32, 0.68], horizontal_spacing=0.12,
                         subplot_titles=("The chain: line width ∝ P, node size ∝ stationary prob.",
                                         "States over time (one trial)"))
     pos = _layout_positions(chain, kind)
@@ -153,7 +153,7 @@ def tail_figure(v_grid, mech_exact, base_exact, mech_sim, base_sim, *, v: float,
     for name, exact, sim, color in (("Mechanism 1", mech_exact, mech_sim, MECH_COLOR),
                                     ("baseline", base_exact, base_sim, BASE_COLOR)):
         F.add_theory(fig, v_grid, np.where(exact > 0, exact, np.nan), name=name, kind="exact", color=color,
-                     note="pair chain, averaged over t < T")
+                     note="pair chain, averaged over t < T", headline=name == "Mechanism 1")
         m, lo, hi = mean_confidence_band(sim, axis=0)
         with np.errstate(invalid="ignore"):
             m = np.where(m > 0, m, np.nan)
@@ -245,7 +245,7 @@ def drift_figure(mech, base, *, v: float) -> go.Figure:
                                  hovertemplate="e=%{x:.3g}, drift=%{y:.3g}<extra></extra>"))
         c, m = _binned_drift(e, dr, w, edges)
         F.add_theory(fig, c, m, name=f"{name}: mean drift at that error, weighted by the stationary law", kind="exact",
-                     color=color)
+                     color=color, headline=name == "Mechanism 1")
     fig.add_hline(y=0, line={"color": "#444", "width": 1})
     fig.add_vline(x=v, line={"color": "#444", "width": 1, "dash": "dash"})
     fig.update_yaxes(range=[dmin * 1.05, dmax * 1.05])
@@ -357,6 +357,13 @@ class MarkovTrajectoryDashboard(Dashboard):
         return mp, bp
 
     # -- panels -------------------------------------------------------------------------------------
+    no_headline = {
+        # a thick Mechanism 1 on top would hide the sensitive trajectory it follows: the three are read together
+        "chain": "the sensitive trajectory and the two private ones, read against each other",
+        # Mechanism 1 is drawn in both subplots: one thick black copy would give it two colours
+        "entropy": "two subplots, each comparing Mechanism 1, the baseline and the chain's own rate",
+    }
+
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
         _, (chain, d) = self._chain(p)
         v_grid = np.linspace(0.0, float(d.max()), 41)

@@ -34,25 +34,49 @@ NOTE_STYLE = (
     "font-family:var(--jp-ui-font-family, sans-serif);color:#5d4a05"
 )
 
-#: page CSS of every dashboard: dimmed panels while computed, the sticky controls box
+#: page CSS of every dashboard: dimmed panels while computed; the controls in a sticky sidebar beside the
+#: plots (above them on a narrow screen, scrolling inside at most 45 % of its height)
 STALE_CSS = (
     ".dpx-stale{opacity:0.45;transition:opacity 0.15s}"
-    ".dpx-controls{position:sticky;top:0;z-index:20;background:var(--jp-layout-color0,#fff);"
-    "max-height:min(45vh,235px);overflow-y:auto;box-shadow:0 2px 4px rgba(0,0,0,0.08)}"
+    ".dpx-dashboard,.dpx-body{overflow:visible !important}"
+    # the notebook's output area clips (overflow auto/hidden): the sidebar could not stick while #rendered_cells
+    # scrolled
+    ".jp-OutputArea:has(.dpx-dashboard),.jp-OutputArea-child:has(.dpx-dashboard),"
+    ".jp-OutputArea-output:has(.dpx-dashboard){overflow:visible !important}"
+    ".dpx-body{display:grid !important;grid-template-columns:minmax(330px,30%) minmax(0,1fr);gap:0 16px;"
+    "align-items:start}"
+    ".dpx-side{position:sticky;top:0;z-index:20;max-height:100vh;overflow:visible !important}"
+    ".dpx-controls{background:var(--jp-layout-color0,#fff);max-height:calc(100vh - 40px);overflow-y:auto}"
+    ".dpx-main{min-width:0;overflow:visible !important}"
+    ".dpx-main>.widget-vbox:first-child h3,.dpx-main>.widget-html:first-child+.widget-vbox h3{margin-top:0.2em}"
+    "@media (max-width:880px){.dpx-body{grid-template-columns:minmax(0,1fr)}"
+    ".dpx-side{position:static;max-height:none}.dpx-controls{max-height:min(45vh,235px)}}"
     ".dpx-controls .widget-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
-    ".dpx-controls .dpx-wide{grid-column:span 2}.dpx-controls .dpx-full{grid-column:1/-1}"
+    ".dpx-controls .dpx-wide,.dpx-controls .dpx-full{grid-column:1/-1}"
+    # in the sidebar a slider is its label and value on one line, the whole width's track below; a dropdown
+    # is its label above the whole width's menu (long labels and option texts are not cut)
+    ".dpx-side .widget-slider,.dpx-side .widget-dropdown{flex-wrap:wrap;height:auto !important}"
+    ".dpx-side .widget-slider>.widget-label,.dpx-side .widget-dropdown>.widget-label{width:auto !important;"
+    "flex:1 1 0;min-width:0;text-align:left;line-height:22px;height:22px}"
+    ".dpx-side .widget-slider>.widget-readout{order:2;line-height:22px;height:22px}"
+    ".dpx-side .widget-slider>.slider-container{order:3;flex:1 1 100%;margin-left:8px;margin-right:8px}"
+    ".dpx-side .widget-dropdown>select{flex:1 1 100%}"
+    ".dpx-side .dpx-status{white-space:normal !important;line-height:1.4;margin-top:4px}"
 )
 
 #: presentation mode (``?present=1`` or the toggle): the page shows the title, the teaching bar, the main
-#: controls and the plots; the notebook's text cells (lead and guide), long captions, the audit, the code
-#: snippet and the secondary controls are hidden; page text is larger (plot text is set in the figures)
+#: controls (above the plots, not beside them) and the plots; the notebook's text cells (lead and guide), long
+#: captions, the audit, the code snippet and the secondary controls are hidden; page text is larger (plot text is
+#: set in the figures)
 PRESENT_CSS = (
     "<style>.jp-MarkdownCell,.jp-Cell.jp-MarkdownCell,.dpx-intro,.dpx-caption-long,.dpx-audit,.dpx-snippet"
     "{display:none !important}"
     ".dpx-dashboard h2{font-size:1.6em}.dpx-dashboard h3{font-size:1.3em}"
     ".dpx-dashboard .widget-label,.dpx-dashboard .widget-readout,.dpx-dashboard .jupyter-button,"
     ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
-    "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}</style>"
+    "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}"
+    # the few controls kept go above the plots, which get the whole width for their 16 px legends
+    ".dpx-body{grid-template-columns:minmax(0,1fr) !important}.dpx-side{position:static;max-height:none}</style>"
 )
 
 

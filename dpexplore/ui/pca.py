@@ -191,7 +191,7 @@ class PrivatePCADashboard(Dashboard):
         for m in methods:
             mean, lo, hi = r.curve(m)  # t band within [0, 1]
             F.add_measured(fig, ups_real, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
-                           trials=trials)
+                           trials=trials, headline=m == "adaptive")
         s1 = self._eps_sweep(p)["sigma1"]
         if 1.0 / s1 < 1.0:
             fig.add_vline(x=1.0 / s1, line={"color": "#555", "dash": "dot", "width": 1})
@@ -225,7 +225,7 @@ class PrivatePCADashboard(Dashboard):
         fl = np.array([r.rows_filtered for r in runs], dtype=float).T
         th_mean, th_lo, th_hi = mean_confidence_band(th, axis=1)
         F.add_measured(fig, it, th_mean, np.maximum(th_lo, th.min()), th_hi, name="θ_t chosen by SVT",
-                       color=F.color_for(0), trials=trials, row=1, col=1)
+                       color=F.color_for(0), trials=trials, row=1, col=1, headline=True)
         F.add_measured(fig, it, *mean_confidence_band(mx, axis=1), name="largest contribution max‖a‖·|⟨a,x_t⟩| "
                        "(non-private diagnostic)", color=F.color_for(4), trials=trials, row=1, col=1)
         fig.add_trace(go.Scatter(x=it, y=np.ones(T), mode="lines", name="worst case θ ≡ 1 (rows clipped to norm 1)",
@@ -257,7 +257,7 @@ class PrivatePCADashboard(Dashboard):
         for m in methods:
             mean, lo, hi = r.curve(m)
             F.add_measured(fig, N_GRID_IID, mean, lo, hi, name=METHODS[m][1], color=F.color_for(METHODS[m][0]),
-                           trials=trials)
+                           trials=trials, headline=m == "adaptive")
         t12 = [theorem_1_2(n, d, kappa, eps, DELTA, s1) for n in N_GRID_IID]
         F.add_theory(fig, N_GRID_IID, [t.value for t in t12], name="Thm 1.2 (adaptive)", kind="rate",
                      color=F.color_for(0), note=t12[-1].note)
@@ -268,10 +268,6 @@ class PrivatePCADashboard(Dashboard):
         return fig
 
     # -- audit -------------------------------------------------------------------------------
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.widgets["audit"].layout.width = "max-content"  # the kit's default width cuts the option text
-
     audit_description = (
         "Pick what to audit with the <b>audit</b> menu at the top. Audits run at the current n, d, κ, Υ, ε "
         "(trial-0 data). δ of every ε below = 1e-3: a per-step claim holds at every δ, and 10⁵ runs resolve ε well "

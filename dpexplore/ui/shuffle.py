@@ -89,6 +89,7 @@ def jsd_figure(ns, exact, asym: float, two_term, mix: float | None, *, title: st
     ok = np.isfinite(exact)
     fig.add_trace(go.Scatter(x=ns[ok], y=np.asarray(exact)[ok], mode="markers", name="n·JSD [exact]",
                              marker={"size": 8, "color": F.color_for(0)}))
+    F.mark_headline(fig.data[-1])  # the exact values the approximations are held against
     F.add_theory(fig, ns, np.full(ns.size, asym), name="I_π/8 (fixed composition)", kind="approximation",
                  note="n→∞ limit", color=F.color_for(1))
     if two_term is not None:
@@ -110,7 +111,7 @@ def gdp_error_figure(ns, err_fixed, paths: dict[str, np.ndarray], *, epsilon0: f
                         log_x=True, log_y=True, height=420)
     ns = np.asarray(ns, dtype=float)
     F.add_theory(fig, ns, err_fixed, name=f"fixed ε0 = {epsilon0:.3g}", kind="exact",
-                 note="exact vs GDP μ = √(χ²/n)", color=F.color_for(0))
+                 note="exact vs GDP μ = √(χ²/n)", color=F.color_for(0), headline=True)  # the ε0 slider's curve
     for i, (name, err) in enumerate(paths.items()):
         F.add_theory(fig, ns, err, name=name, kind="exact", note="boundary path", color=F.color_for(i + 1))
     ok = np.isfinite(err_fixed) & (err_fixed > 0)
@@ -138,8 +139,10 @@ def multimessage_figure(ms, mu_unb, mu_bun, mu_exact, *, m_mark: int, delta: flo
     return fig
 
 
-def tradeoff_figure(alpha, curves: dict[str, tuple[np.ndarray, str]], *, title: str, notes: list[str]) -> go.Figure:
-    """Trade-off curves drawn as the observer's advantage 1 − α − β(α) (0 = perfect privacy).
+def tradeoff_figure(alpha, curves: dict[str, tuple[np.ndarray, str]], *, title: str, notes: list[str],
+                    headline: str | None = None) -> go.Figure:
+    """Trade-off curves drawn as the observer's advantage 1 − α − β(α) (0 = perfect privacy); ``headline`` names
+    the curve the panel is about (the exact one, where it is computed).
 
     The trade-off curve β(α) of a private mechanism hugs the diagonal β = 1 − α; plotting the gap
     to the diagonal makes the differences between exact, GDP and mixture visible at any n.
@@ -148,7 +151,7 @@ def tradeoff_figure(alpha, curves: dict[str, tuple[np.ndarray, str]], *, title: 
                         height=430)
     for i, (name, (vals, kind)) in enumerate(curves.items()):
         F.add_theory(fig, alpha, 1.0 - np.asarray(alpha) - np.asarray(vals), name=name, kind=kind,
-                     color=F.color_for(i))
+                     color=F.color_for(i), headline=name == headline)
     if notes:
         F.add_note(fig, "<br>".join(notes))
     fig.update_xaxes(range=[0, 1])
@@ -290,6 +293,11 @@ class ShuffleAsymptoticsDashboard(Dashboard):
         self.widgets["delta"].readout_format = ".0e"
 
     # -- panels -------------------------------------------------------------------------------
+    no_headline = {
+        "multi": "two approximations (bundled, unbundled) compared as equals, with exact dots for one of them",
+        "solver": "a table, no curves",
+    }
+
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
         return getattr(self, f"_fig_{panel}")(params)
 
@@ -444,7 +452,9 @@ class ShuffleAsymptoticsDashboard(Dashboard):
             mu_mix = math.sqrt(S.mixture_constant(R, pi) / n)
             curves[f"GDP with mixture μ_mix = {mu_mix:.3g} (optimistic)"] = (S.tradeoff_gdp(mu_mix, alpha),
                                                                           "approximation")
-        return tradeoff_figure(alpha, curves, title=f"Trade-off for {R.name}, n = {n:,}, k = {k}", notes=notes)
+        exact = next((name for name, (_, kind) in curves.items() if kind == "exact"), None)
+        return tradeoff_figure(alpha, curves, title=f"Trade-off for {R.name}, n = {n:,}, k = {k}", notes=notes,
+                               headline=exact)
 
     def _fig_solver(self, p):
         n, delta, target = p["n"], p["delta"], p["target_epsilon"]

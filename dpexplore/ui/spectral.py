@@ -209,6 +209,12 @@ class SpectralClusteringDashboard(Dashboard):
         return out
 
     # -- panels ---------------------------------------------------------------------------
+    no_headline = {
+        "vs_eps": "the paper's three mechanisms compared at equal ε (none of them is the page's own)",
+        "vs_n": "the paper's three mechanisms compared at equal ε (none of them is the page's own)",
+        "matrices": "three images of the adjacency matrix, no curves",
+    }
+
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
         if p["q"] >= p["p"]:
             raise ValueError(f"q must be < p (assortative communities); got p={p['p']:g}, q={p['q']:g}")
@@ -320,13 +326,14 @@ class SpectralClusteringDashboard(Dashboard):
                                  name=f"shuffled, debiased (ε0 = {one['epsilon0']:.2f}, "
                                       f"{ACC_LABEL.get(p['accountant'], p['accountant'])})",
                                  line={"color": COLOR["shuffle"]}))
+        F.mark_headline(fig.data[-1])  # k̂ is read from this spectrum
         fig.add_trace(go.Scatter(x=j, y=one["spec_gauss"], mode="lines+markers", name="Analyze Gauss A + E",
                                  line={"color": COLOR["analyze_gauss"]}))
         F.add_theory(fig, [1, m], [est.bulk_edge] * 2, name="bulk edge 2√(n(p̂(1−p̂) + v_RR))", kind="approximation",
                      color=COLOR["shuffle"])
-        fig.add_vline(x=est.k - 0.5, line={"color": COLOR["shuffle"], "dash": "dash"})
+        fig.add_vline(x=est.k - 0.5, line={"color": F.HEADLINE_COLOR, "dash": "dash"})
         fig.add_annotation(x=est.k - 0.5, y=1.0, yref="paper", showarrow=False, xanchor="left", yanchor="top",
-                           text=f" largest gap → k̂ = {est.k} (true k = {k})", font={"color": COLOR["shuffle"]})
+                           text=f" largest gap → k̂ = {est.k} (true k = {k})", font={"color": F.HEADLINE_COLOR})
         return fig
 
     def _fig_matrices(self, p):
@@ -360,7 +367,8 @@ class SpectralClusteringDashboard(Dashboard):
         F.add_theory(fig, N_AMPLIFICATION, curves, name=f"ε0 ({ACC_LABEL.get(acc, acc)})", kind="exact",
                      color=COLOR["shuffle"],
                      note={"none": "no amplification: the sound bound"}.get(
-                         acc, "numerical accountant" if "numerical" in acc else "closed-form bound"), row=1, col=1)
+                         acc, "numerical accountant" if "numerical" in acc else "closed-form bound"), row=1, col=1,
+                     headline=True)  # the ε0 the chosen accountant allows
         if acc != "fmt21_closed_form":
             closed = self.memo(("amp", eps, "fmt21_closed_form"),
                                lambda: [shuffle_epsilon0(eps, m, _delta(m), accountant="fmt21_closed_form")

@@ -23,10 +23,14 @@ def test_builds_every_panel_and_labels_theory(board):
     assert board.controls[1].name == "epsilon" and board.controls[1].kind == "log"  # the first slider
 
 
+def _mechanism_1_exact(board):  # by name: the panel's headline curve is drawn last, not first
+    return next(t for t in board.figures["tail"].data if t.name.startswith("Mechanism 1 [exact"))
+
+
 def test_first_slider_changes_plotted_curves(board):
-    before = np.array(board.figures["tail"].data[0].y, dtype=float)
+    before = np.array(_mechanism_1_exact(board).y, dtype=float)
     board.widgets["epsilon"].value = board.widgets["epsilon"].value * 10**0.05  # one slider step right
-    after = np.array(board.figures["tail"].data[0].y, dtype=float)
+    after = np.array(_mechanism_1_exact(board).y, dtype=float)
     assert not np.allclose(np.nan_to_num(before), np.nan_to_num(after))
 
 

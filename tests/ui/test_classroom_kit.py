@@ -167,15 +167,29 @@ def _texts(fig):
     return out
 
 
+#: the paper dashboards (01–05): every panel marks its headline curve or declares why it has none
+HEADLINE_DECLARED = ("SpectralClusteringDashboard", "PrivatePCADashboard", "MarkovTrajectoryDashboard",
+                     "ShuffleAsymptoticsDashboard", "QuadraticPerturbationDashboard")
+
+
 @pytest.mark.slow
 def test_headline_curves_are_drawn_last_thickest_and_in_a_colour_of_their_own(default_figures):
-    """Item 3 as a kit rule over every panel of every dashboard; 04's worst case is the headline."""
+    """Item 3 as a kit rule over every panel of every dashboard; 04's worst case is the headline. In 01–05 every
+    panel marks exactly one headline curve at the defaults, or is named in its dashboard's ``no_headline`` with a
+    reason (and then marks none)."""
     heads = {}
     for name, (d, figs) in default_figures.items():
+        assert set(d.no_headline) <= set(figs), (name, "no_headline names a panel that does not exist")
         for panel, fig in figs.items():
             lines = [t for t in fig.data if t.type == "scatter" and t.fill != "toself"]
             marked = [t for t in lines if F.is_headline(t)]
             assert len(marked) <= 1, (name, panel)
+            if name in HEADLINE_DECLARED:
+                why = d.no_headline.get(panel, "")
+                if why:
+                    assert not marked, f"{name}.{panel}: declared without a headline ({why}), marks {marked[0].name}"
+                else:
+                    assert marked, f"{name}.{panel}: marks no headline curve and does not say why (no_headline)"
             caption = next(p.caption for p in d.panels if p.name == panel)
             if "(thick" in caption:
                 assert marked, f"{name}.{panel}: the caption names a thick headline curve, none is marked"

@@ -318,7 +318,7 @@ def test_csv_link_decodes_to_the_results_own_csv_and_follows_each_redraw(tiny_le
     assert d.teaching.csv_widget("info").value == ""  # nothing measured there: no link
     d.widgets["n"].value = 500
     assert ExperimentResult.from_csv(_csv_from_html(w.value)).same_numbers(noisy_mean(epsilon=1.0, n=500, rng=7))
-    assert any(w in getattr(box, "children", ()) for box in d.children)  # under its panel
+    assert any(w in box.children for box in d._panel_boxes.values())  # under its panel
 
 
 def test_copy_widget_carries_the_views_query_and_snippet(tiny_lessons):
