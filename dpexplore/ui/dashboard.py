@@ -611,7 +611,12 @@ class Dashboard(ClientInput, widgets.VBox):
                 f"'reproduce in code' snippet. ({traceback.extract_tb(exc.__traceback__)[-1].name})"
             )
             fig = message_figure(p.title, "Internal error (see the message above).")
-        return style_text(finalize_figure(fig), present=self.presenting), error
+        try:  # the kit's finishing touches run on the panel's figure: a failure there is this panel's error too
+            return style_text(finalize_figure(fig), present=self.presenting), error
+        except Exception as exc:  # noqa: BLE001 - never a page stuck on "Computing…"
+            error = error or (f"{p.title}: internal error {type(exc).__name__} while finishing the figure: {exc} — "
+                              "please report it with the 'reproduce in code' snippet.")
+            return message_figure(p.title, "Internal error (see the message above)."), error
 
     @staticmethod
     def _plot_route() -> str:

@@ -432,3 +432,16 @@ def test_constructor_overrides_win_over_a_url_applied_later():
     late = ToyDashboard(query_string="", n=500)
     late._apply_query("n=200&k=7")
     assert late.params()["n"] == 500 and late.params()["k"] == 7
+
+
+def test_a_failure_while_finishing_a_figure_is_that_panels_error_not_a_stuck_page(monkeypatch):
+    from dpexplore.ui import dashboard as dash_mod
+
+    def broken(fig):
+        raise RuntimeError("finishing failed")
+
+    d = ToyDashboard(query_string="")
+    monkeypatch.setattr(dash_mod, "finalize_figure", broken)
+    fig, error = d._figure_or_error(d.panels[0], d.params())
+    assert "internal error RuntimeError while finishing the figure: finishing failed" in error
+    assert fig.layout.annotations and "Internal error" in fig.layout.annotations[0].text
