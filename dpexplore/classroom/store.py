@@ -261,7 +261,16 @@ class PollCreated:
 
 @dataclass(frozen=True)
 class PollInfo:
-    """What a student page may know about a poll: the question, ε and whether it accepts answers."""
+    """What a student page may know about a poll: the question, ε and whether it accepts answers.
+
+    Attributes
+    ----------
+    already_answered : bool
+        The joining voter (a hub user) has answered this poll already (always False without a voter).
+    choices : tuple of str or None
+        A prediction round's answers; None for a randomized-response poll. A round's ``epsilon`` is inf
+        (its answers are not randomized).
+    """
 
     code: str
     question: str

@@ -226,7 +226,11 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         last, since = None, time.perf_counter()
         while time.perf_counter() < deadline:
             prog = page.evaluate(JS_PROGRESS)
-            ready = prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"] and not prog["stale"]
+            # settled: every widget root rendered, every plot drawn, none computing, and at least the plots
+            # the caller expects (0 == 0 plots also reads "all drawn": on a loaded machine the page could settle
+            # before its first plot's div existed, and the count below found none)
+            ready = (prog["roots"] >= prog["want"] and prog["drawn"] == prog["plots"] and not prog["stale"]
+                     and prog["drawn"] >= min_plots)
             key = (prog["sig"], ready)
             now = time.perf_counter()
             if key != last:
