@@ -74,7 +74,8 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
             " except far out in the tails — the small probability δ pays for that")
     F.add_note(fig, f"{NAMES[mech]}, ε = {p['epsilon']:.3g}: the curves differ by at most a factor "
                     f"e<sup>ε</sup> = {ratio:.3g}{tail}.<br>{_sd_text(mech, p)}")
-    fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45})
+    # the house legend below the plot: inside it, beside the controls' sidebar, it covered B's peak
+    fig.update_layout(margin={"l": 60, "r": 20, "t": 20})
     fig.update_yaxes(rangemode="tozero")
     return fig
 
