@@ -280,9 +280,13 @@ class ClassPoll(Dashboard):
                                          layout=widgets.Layout(width="40em", height="4em"))
         self.question.add_class("dpx-poll-question")
         eps_widget = self.widgets["epsilon"]
-        for box in self.children:  # the ε list moves from the controls into the form
-            if isinstance(box, widgets.GridBox) and eps_widget in box.children:
-                box.children = [c for c in box.children if c is not eps_widget]
+        stack = list(self.children)  # the ε list moves from the controls (wherever the layout put them) into the form
+        while stack:
+            box = stack.pop()
+            if isinstance(box, widgets.Box):
+                if eps_widget in box.children:
+                    box.children = [c for c in box.children if c is not eps_widget]
+                stack.extend(box.children)
         self.epsilon_typed = widgets.Text(placeholder="or type ε (0.05 to 10)", layout=widgets.Layout(width="14em"))
         self.epsilon_typed.add_class("dpx-poll-epsilon-typed")
         self.closes_in = widgets.BoundedIntText(value=0, min=0, max=int(MAX_LIFETIME_HOURS * 60),

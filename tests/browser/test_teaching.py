@@ -11,12 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from .harness import JS_PLOT_SIG, VoilaServer, check_page, require_browser
+from .harness import VoilaServer, check_page, require_browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("DPEXPLORE_SCREENSHOTS", ROOT / "tests" / "browser" / "screenshots"))
 NB = "03_markov_trajectories.ipynb"
 pytestmark = pytest.mark.browser
+
+#: the plotted data of every plot (x and y of each trace): unlike JS_PLOT_SIG's SVG paths it does not change when a
+#: plot is only resized (the first plot fits itself to the screen as the page settles)
+JS_PLOT_DATA = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .map(g => (g.data || []).map(t => JSON.stringify([t.x, t.y, t.z])).join('|')).join('||')"""
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +45,12 @@ def test_predict_mode_asks_then_reveals(server, browser):
         text = box.inner_text()
         assert "Question 1 of 3" in text and "Double ε (3 → 6)" in text, text
         assert page.locator(".dpx-reveal").count() == 0
-        before = page.evaluate(JS_PLOT_SIG)
+        before = page.evaluate(JS_PLOT_DATA)
         page.locator(".dpx-q-choices label", has_text="goes down").click()
         page.wait_for_timeout(1500)
-        assert page.evaluate(JS_PLOT_SIG) == before, "the plot changed before the student committed"
+        assert page.evaluate(JS_PLOT_DATA) == before, "the plotted data changed before the student committed"
         page.locator(".dpx-q-commit").click()
-        page.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before, timeout=120_000, polling=100)
+        page.wait_for_function(f"(s0) => ({JS_PLOT_DATA})() !== s0", arg=before, timeout=120_000, polling=100)
         reveal = page.locator(".dpx-reveal")
         reveal.wait_for(timeout=60_000)
         page.wait_for_function("() => /as stated|other way/.test(document.querySelector('.dpx-reveal').innerText)",
@@ -211,6 +216,12 @@ def test_a_lesson_sequence_steps_and_prints_its_worksheets(server, browser):
     assert not res.failures, (res.failures, server.log()[-3000:])
 
 
+def _wait_text(page, pattern: str, timeout_ms: int) -> None:
+    """Wait until the page's text matches ``pattern`` (a regular expression; the body may not exist yet)."""
+    page.wait_for_function("(re) => new RegExp(re).test(document.body ? document.body.innerText : '')",
+                           arg=pattern, timeout=timeout_ms, polling=200)
+
+
 def _wait_rendered(page, timeout_s=180):
     from .harness import JS_RENDERED
 
@@ -250,8 +261,8 @@ def test_class_wide_predictions_an_instructor_and_three_students(server, browser
         assert re.fullmatch(r"[A-Z2-9]{6}", code), code
         assert teacher.locator(".dpx-room-link").get_attribute("href") == f"06_class_poll.ipynb?join={code}"
         assert not teacher.locator(".dpx-q-commit").is_visible()  # the room answers, not the projector
-        teacher.wait_for_function("() => /Predictions in: 0/.test(document.body.innerText)", timeout=30_000)
-        before = teacher.evaluate(JS_PLOT_SIG)
+        _wait_text(teacher, "Predictions in: 0", 30_000)
+        before = teacher.evaluate(JS_PLOT_DATA)
         picks = ["goes down", "goes up", "goes down"]
         for i, pick in enumerate(picks):
             s = new_page(viewport={"width": 390, "height": 800})  # a phone
@@ -268,17 +279,16 @@ def test_class_wide_predictions_an_instructor_and_three_students(server, browser
             assert s.locator(".dpx-poll-flip").count() == 0 or not s.locator(".dpx-poll-flip").is_visible()
             s.locator(".dpx-poll-prediction label", has_text=pick).click()
             s.locator(".dpx-poll-predict-send").click()
-            s.wait_for_function("() => /your prediction is in/.test(document.body.innerText)", timeout=60_000)
+            _wait_text(s, "your prediction is in", 60_000)
             assert s.locator(".dpx-poll-predict-send").is_disabled()
             assert s.locator(".dpx-poll-prediction input").first.is_disabled()
             if i == 0:
                 s.screenshot(path=str(SHOTS / "teaching-room-student.png"))
             # the instructor's count follows without a reload
-            teacher.wait_for_function(f"() => /Predictions in: {i + 1}\\b/.test(document.body.innerText)",
-                                      timeout=30_000)
-        assert teacher.evaluate(JS_PLOT_SIG) == before, "the plot changed before the round was closed"
+            _wait_text(teacher, f"Predictions in: {i + 1}\\b", 30_000)
+        assert teacher.evaluate(JS_PLOT_DATA) == before, "the plotted data changed before the round was closed"
         teacher.locator(".dpx-room-reveal").click()
-        teacher.wait_for_function(f"(s0) => ({JS_PLOT_SIG})() !== s0", arg=before, timeout=120_000, polling=100)
+        teacher.wait_for_function(f"(s0) => ({JS_PLOT_DATA})() !== s0", arg=before, timeout=120_000, polling=100)
         teacher.wait_for_function("() => /as stated|other way/.test((document.querySelector('.dpx-reveal') || "
                                   "{innerText: ''}).innerText)", timeout=120_000, polling=200)
         verdict = teacher.locator(".dpx-verdict-tail .dpx-reveal")  # under the panel asked about
@@ -294,7 +304,7 @@ def test_class_wide_predictions_an_instructor_and_three_students(server, browser
         teacher.screenshot(path=str(SHOTS / "teaching-room-reveal.png"))
         late = new_page()
         late.goto(f"{server.url}/voila/render/06_class_poll.ipynb?join={code}", wait_until="commit", timeout=180_000)
-        late.wait_for_function("() => /is closed/.test(document.body.innerText)", timeout=180_000)
+        _wait_text(late, "is closed", 180_000)
         assert not js_errors, js_errors
     finally:
         for ctx in contexts:

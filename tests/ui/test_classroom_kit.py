@@ -253,7 +253,9 @@ def test_04s_caption_numbers_are_what_the_library_computes():
     pair = S.exact_epsilon(R, 100_000, 1e-6, k=0)
     worst = S.worst_case_epsilon(R, 100_000, 1e-6)
     assert f"canonical pair ε ≈ {pair:.3g}" in cap
-    assert f"worst case ≤ {worst.epsilon:.3g} (certified)" in cap and worst.lower <= worst.epsilon
+    m = re.search(r"worst case ≤ (0\.(\d+)) \(certified\)", cap)
+    q, unit = float(m.group(1)), 10.0 ** -len(m.group(2))  # a true "≤" (rounded up, not to nearest), and tight
+    assert worst.lower <= worst.epsilon <= q < worst.epsilon + unit, (q, worst.epsilon)
     assert f"FMT21 numerical ≈ {S.fmt_epsilon(4.0, 100_000, 1e-6):.2g}" in cap
     assert f"closed form {S.fmt21_epsilon(4.0, 100_000, 1e-6):.2g}" in cap
 
