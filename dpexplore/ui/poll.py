@@ -676,23 +676,8 @@ class ClassPoll(Dashboard):
         choice = self.prediction.value
         if choice not in self.poll.choices:
             raise PollError("choose one answer first")
-        try:
-            self.store.submit_choice(self.poll.code, self._token, self.poll.choices.index(choice))
-        except (sqlite3.Error, OSError):
-            raise  # a busy database: the choice stays, Send can be pressed again
-        except AlreadyAnswered:
-            self._finish(pages.ALREADY_ANSWERED_HTML if self.voter is not None else
-                         "<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
-                         "had already sent its prediction; you can close it.</div>")
-            self._clear_messages()
-            return
-        except PollError as exc:
-            self._finish(f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#8a4b00'><b>Not sent:</b> "
-                         f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
-            self._clear_messages()
-            return
-        self._finish(pages.prediction_sent_html(choice))
-        self._clear_messages()
+        self._send_once(lambda: self.store.submit_choice(self.poll.code, self._token, self.poll.choices.index(choice)),
+                        "prediction", pages.prediction_sent_html(choice))
 
     def send(self) -> None:
         """Send the randomized bit (the Send button calls this); one answer per page, then the page is done."""
@@ -701,20 +686,21 @@ class ClassPoll(Dashboard):
         if self._coin is None:
             raise PollError("flip the coin first")
         bit = self._coin["bit"]
+        self._send_once(lambda: self.store.submit(self.poll.code, self._token, bit), "answer",
+                        pages.sent_html(bit, self.poll.epsilon))
+
+    def _send_once(self, submit: Callable[[], None], what: str, done_html: str) -> None:
+        """Store this page's one answer with ``submit``; then the page is done, whatever the store said."""
         try:
-            self.store.submit(self.poll.code, self._token, bit)
+            submit()
         except (sqlite3.Error, OSError):
-            raise  # a busy database: the coin stays, Send can be pressed again
+            raise  # a busy database: the answer stays, Send can be pressed again
         except AlreadyAnswered:
-            self._finish(pages.ALREADY_ANSWERED_HTML if self.voter is not None else
+            done_html = (pages.ALREADY_ANSWERED_HTML if self.voter is not None else
                          "<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done.</b> This page "
-                         "had already sent its answer; you can close it.</div>")
-            self._clear_messages()
-            return
+                         f"had already sent its {what}; you can close it.</div>")
         except PollError as exc:
-            self._finish(f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#8a4b00'><b>Not sent:</b> "
+            done_html = (f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#8a4b00'><b>Not sent:</b> "
                          f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
-            self._clear_messages()
-            return
-        self._finish(pages.sent_html(bit, self.poll.epsilon))
+        self._finish(done_html)
         self._clear_messages()
