@@ -196,6 +196,28 @@ def _wrap_incoming(orig):
     return handle_incoming_message
 
 
+# -- /logout on a server without a login -----------------------------------------------------------
+def _wrap_logout(orig_get):
+    """jupyter_server's ``LogoutHandler.get`` under standalone Voila (no login, no ``static_path`` for the
+    logout page's template): it answered 500 with a traceback in the log (issue 39). Plain 404 there."""
+
+    async def get(self):
+        if getattr(self.identity_provider, "auth_enabled", True):
+            return await orig_get(self) if _is_coroutine(orig_get) else orig_get(self)
+        self.set_status(404)
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish("404: this server has no login, so there is nothing to log out of\n")
+
+    get._dpexplore = True  # type: ignore[attr-defined]
+    return get
+
+
+def _is_coroutine(func) -> bool:
+    import inspect
+
+    return inspect.iscoroutinefunction(func)
+
+
 # -- Voila's render and shutdown handlers ---------------------------------------------------------
 def _wrap_render(orig_get):
     async def get(self, path=None):
@@ -352,6 +374,10 @@ def install() -> dict[str, bool]:
 
     if not getattr(KernelHandler.check_xsrf_cookie, "_dpexplore", False):
         KernelHandler.check_xsrf_cookie = _wrap_kernel_api_xsrf(KernelHandler.check_xsrf_cookie)
+    from jupyter_server.auth.logout import LogoutHandler
+
+    if not getattr(LogoutHandler.get, "_dpexplore", False):
+        LogoutHandler.get = _wrap_logout(LogoutHandler.get)
     try:
         from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
         from voila.tornado.handler import TornadoVoilaHandler
