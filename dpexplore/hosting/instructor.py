@@ -4,7 +4,7 @@ Wraps Voila's render handler (``TornadoVoilaHandler.get``) so that on every page
 
 * a client's own ``X-Dpx-Instructor`` / ``X-Dpx-Client`` headers are dropped (only the server sets them);
 * ``X-Dpx-Client`` is set to the client's own address where the server knows it (:func:`client_address`):
-  the page's kernel rate-limits failed joins by it. A request from a loopback address (a hub's proxy, an
+  the page's kernel rate-limits failed joins by it. A request from 127.0.0.1 or ::1 (a hub's proxy, an
   nginx on the same machine, or this machine's own browser) carries no ``X-Dpx-Client``: an address the
   whole room shares is no identity (issue 39 J1), so failures are then counted per hub user or per page
   view. ``$DPEXPLORE_TRUSTED_PROXIES`` (comma-separated addresses or networks, e.g. ``127.0.0.1``) names
@@ -41,6 +41,8 @@ _HEADERS = (cred.GRANT_HEADER, CLIENT_HEADER)
 _LOG = logging.getLogger("dpexplore.hosting")
 TRUSTED_PROXIES_ENV = "DPEXPLORE_TRUSTED_PROXIES"
 _MAX_FORWARDED = 20  # X-Forwarded-For entries looked at (a client may send a long one)
+#: the addresses a proxy on this machine connects from (a hub's proxy, nginx): an address the whole room shares
+_PROXY_PEERS = ("127.0.0.1", "::1")
 
 
 def _networks(text: str) -> list:
@@ -97,9 +99,9 @@ def client_address(remote_ip: str | None, forwarded_for: str | None = None, trus
             if addr is None:
                 return ""  # a malformed hop: no address rather than a forged one
             if not any(addr in n for n in nets if n.version == addr.version):
-                return "" if addr.is_loopback else str(addr)
+                return "" if str(addr) in _PROXY_PEERS else str(addr)
         return ""
-    return "" if peer.is_loopback else str(peer)
+    return "" if str(peer) in _PROXY_PEERS else str(peer)
 
 
 def _token(handler) -> str | None:

@@ -54,6 +54,7 @@ from jupyter_server.utils import url_path_join
 
 from .connections import limits
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
+from .instructor import client_address
 
 __all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "CODE_REQUESTS", "LOCKDOWN_ENV",
            "PAGE_CSP", "QUERY_TOKEN", "owner_cookie_name", "owner_token", "strip_external_links",
@@ -94,11 +95,17 @@ class _PageRequest:
     def __init__(self, handler):
         self.handler = handler
         self.kernel_id: str | None = None
+        req = getattr(handler, "request", None)
+        #: the client's own address where the server knows it (see dpexplore.hosting.instructor.client_address)
+        self.client = "" if req is None else client_address(req.remote_ip, req.headers.get("X-Forwarded-For"))
 
     def kernel_started(self, kernel_id: str) -> None:
         """Called by the kernel manager: give the page the owner cookie of its kernel."""
         self.kernel_id = kernel_id
         h = self.handler
+        record = getattr(getattr(h, "kernel_manager", None), "page_kernel_of", None)
+        if record is not None:
+            record(kernel_id, self.client)
         if not h._headers_written:
             h.set_cookie(owner_cookie_name(kernel_id), owner_token(kernel_id),
                          path=url_path_join(h.base_url, "voila/api/shutdown", kernel_id),
@@ -274,15 +281,18 @@ def _wrap_tree(orig_get):
 def _wrap_render(orig_get):
     async def get(self, path=None):
         _no_third_party(self)
+        page = _PageRequest(self)
         requested = getattr(self.kernel_manager, "page_requested", None)
         if requested is not None:
-            requested()
-        page = _PageRequest(self)
+            requested(page.client)  # may refuse (503): this client holds its share of the kernels
         token = _CURRENT_PAGE.set(page)
         try:
             return await orig_get(self, path)
         finally:
             _CURRENT_PAGE.reset(token)
+            done = getattr(self.kernel_manager, "page_done", None)
+            if done is not None:
+                done(page.client)
             if page.kernel_id is not None:
                 sent = getattr(self.kernel_manager, "page_sent", None)
                 if sent is not None:
