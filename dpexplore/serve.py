@@ -187,6 +187,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--preheat must be between 0 and 64; got {a.preheat}")
     if a.preheat:
         extra = merge_options(preheat_options(nb, a.preheat, a.preheat_notebook), extra)
+    size = os.environ.get("DPEXPLORE_CACHE_MAX_BYTES", "").strip()
+    if size:
+        from .core.cache import parse_max_bytes
+
+        try:
+            parse_max_bytes(size)
+        except ValueError as exc:  # every kernel would fail on it: say so once, before anything starts
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     problem = port_problem(a.host, a.port)
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)

@@ -37,6 +37,8 @@ c.Spawner.args = [
     "--LimitedKernelManager.max_kernels=6",  # one student: a few tabs, not 40
     # nothing can be uploaded (a notebook put through /api/contents would run at /voila/render/<it>)
     "--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager",
+    # nor can frontend settings be written (PUT /api/config/<any name> would write a file per name)
+    "--ServerApp.config_manager_class=dpexplore.hosting.lockdown.ReadOnlyConfigManager",
 ]
 c.Spawner.environment = {
     # jupyter_config.json (beside the notebooks) selects dpexplore's LimitedKernelManager in the user's

@@ -566,10 +566,16 @@ class PollStore:
         code : str
             The join code, as typed or taken from the URL (checked here).
         client : str, optional
-            The client's address (the page's kernel learns it from the server, see
-            :mod:`dpexplore.hosting.instructor`). A failed join (a malformed or unknown code) is
-            counted against it; after ``failed_join_rate[0]`` failures within ``failed_join_rate[1]``
-            seconds every join from it is refused until the window has passed.
+            The client's own address, when the server knows it (the page's kernel learns it from the
+            server, see :mod:`dpexplore.hosting.instructor`, which sends none where every request comes
+            from a proxy it was not told to trust). Failed joins (a malformed or unknown code) are
+            counted against **who** joins: the ``voter`` when there is one (one hub user), else this
+            address; after ``failed_join_rate[0]`` failures within ``failed_join_rate[1]`` seconds every
+            join by that voter or address is refused until the window has passed. Another voter's
+            failures never refuse this one's correct code, even when both come through one proxy
+            address (issue 39 J1: under a hub every request reaches a student's server from the proxy
+            on 127.0.0.1, and one student's typos locked the whole room out). Without either, the page
+            itself bounds its guesses (:class:`dpexplore.ui.poll.ClassPoll` counts per page view).
         voter : str, optional
             Who the student is, when something vouches for it (under JupyterHub ``"hub:<user>"``,
             from the single-user server's ``JUPYTERHUB_USER``): 1 to 80 characters from A-Z, a-z,
@@ -586,21 +592,23 @@ class PollStore:
         if client is not None and (not isinstance(client, str) or len(client) > 200):
             raise TypeError(f"client must be a string of at most 200 characters; got {type(client).__name__}")
         who = None if voter is None else _check_creator(voter, "voter")
-        if not client:  # nothing to count a malformed code against: refuse it before any query
+        if not client and not who:  # nothing to count a malformed code against: refuse it before any query
             code = check_join_code(code)
         token = secrets.token_urlsafe(SECRET_BYTES)
         failure: PollError | None = None
         with self._write() as con:
             self._purge(con)
             now = self._clock()
-            key = self._client_key(con, client) if client else None
+            # the failure counter's identity: the hub user where there is one, else the client's address
+            key = self._client_key(con, f"voter:{who}") if who else (self._client_key(con, client) if client else None)
             if key is not None:
                 limit, window = self.failed_join_rate
                 failed = con.execute("SELECT count(*), min(at) FROM join_failures WHERE client = ? AND at > ?",
                                      (key, now - window)).fetchone()
                 if failed[0] >= limit:
                     wait = max(1, math.ceil(failed[1] + window - now))
-                    raise RateLimited(f"too many wrong join codes from your address ({failed[0]} in {window:g} s); "
+                    whom = "you" if who else "your address"
+                    raise RateLimited(f"too many wrong join codes from {whom} ({failed[0]} in {window:g} s); "
                                       f"try again in {wait} s")
             try:
                 code = check_join_code(code)

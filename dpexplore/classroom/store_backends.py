@@ -23,6 +23,7 @@ a class of 200 page kernels holds no idle database connections (PostgreSQL allow
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -204,6 +205,29 @@ class SQLiteBackend(Backend):
             con.raw.close()
 
 
+class _OneLine(logging.Filter):
+    """SQLAlchemy's pool logs a failed close or reset at ERROR with the whole traceback; the store already
+    turns a lost server into :class:`DatabaseUnavailable`, so the pool's record keeps one line, no traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info:
+            exc = record.exc_info[1]
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}: {str(exc)[:120]})"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _quiet_pool_log() -> None:
+    # a logger's filters see only its own records (not its children's): name the pool classes' loggers
+    for name in ("sqlalchemy.pool", "sqlalchemy.pool.base", "sqlalchemy.pool.impl.NullPool"):
+        log = logging.getLogger(name)
+        if not any(isinstance(f, _OneLine) for f in log.filters):
+            log.addFilter(_OneLine())
+
+
 class PostgresBackend(Backend):
     """A PostgreSQL database through SQLAlchemy (``postgresql+psycopg://…``), one connection per operation."""
 
@@ -220,8 +244,12 @@ class PostgresBackend(Backend):
         # what "the database is not there or too busy" looks like from the driver and from SQLAlchemy's connect
         self._unavailable = (psycopg.OperationalError, psycopg.InterfaceError,
                              sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError)
+        _quiet_pool_log()
         self._engine = sqlalchemy.create_engine(
-            url, poolclass=NullPool,
+            # no reset on return: every transaction here ends in its own COMMIT or ROLLBACK, and NullPool closes
+            # the connection anyway; the reset's ROLLBACK on a connection the server dropped was what made the
+            # pool log 7 traceback blocks (253 lines) per crash to stderr (issue 39)
+            url, poolclass=NullPool, pool_reset_on_return=None,
             # every wait is bounded: connecting, waiting for the writers' lock, any one statement
             # synchronous_commit=on for our sessions whatever the server's default: with it off, COMMIT returns
             # before the WAL is on disk, and a server crash lost 9 of 451 acknowledged answers in

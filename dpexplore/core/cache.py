@@ -64,8 +64,10 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import numbers
 import os
+import re
 import secrets
 import stat
 import sys
@@ -80,6 +82,7 @@ from .result_io import nesting_depth_ok
 __all__ = [
     "CACHE_DIR_ENV",
     "CACHE_MAX_BYTES_ENV",
+    "MAX_CACHE_BYTES",
     "CACHE_SECRET_ENV",
     "DEFAULT_MAX_BYTES",
     "LOW_WATER",
@@ -520,27 +523,52 @@ def _identity_json(function: str, parameters: Mapping[str, Any], seed: int, vers
 _STATE: dict[str, Any] = {"explicit": False, "cache": None}
 
 
+_SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
+               "g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
+#: largest accepted ``$DPEXPLORE_CACHE_MAX_BYTES`` (1 TiB)
+MAX_CACHE_BYTES = 2**40
+
+
+def parse_max_bytes(text: str) -> int:
+    """A cache size from text: an integer, a float with an integral value (``1e9``), or a number with a unit.
+
+    Raises a ``ValueError`` naming ``$DPEXPLORE_CACHE_MAX_BYTES`` (issue 39: ``1e9`` used to be replaced by the
+    default with only a log line).
+
+    Examples
+    --------
+    >>> parse_max_bytes("1e9"), parse_max_bytes("256MiB"), parse_max_bytes(" 2 GB ")
+    (1000000000, 268435456, 2000000000)
+    >>> parse_max_bytes("lots")
+    Traceback (most recent call last):
+    ...
+    ValueError: $DPEXPLORE_CACHE_MAX_BYTES must be a size from 1 byte to 1 TiB (e.g. 1e9, 256MiB); got 'lots'
+    """
+    raw = str(text).strip()
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?(?:[eE][+]?[0-9]+)?)\s*([A-Za-z]*)", raw)
+    value = None
+    if m and m.group(2).lower() in _SIZE_UNITS:
+        number = float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()]
+        if math.isfinite(number) and number == int(number):
+            value = int(number)
+    if value is None or not 1 <= value <= MAX_CACHE_BYTES:
+        raise ValueError(f"${CACHE_MAX_BYTES_ENV} must be a size from 1 byte to 1 TiB (e.g. 1e9, 256MiB); "
+                         f"got {raw[:40]!r}")
+    return value
+
+
 def _max_bytes_from_env() -> int:
     text = os.environ.get(CACHE_MAX_BYTES_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_BYTES
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        _LOG.warning("$%s must be an integer >= 1; got %r: using the default %d", CACHE_MAX_BYTES_ENV, text[:40],
-                     DEFAULT_MAX_BYTES)
-        return DEFAULT_MAX_BYTES
-    return value
+    return parse_max_bytes(text) if text else DEFAULT_MAX_BYTES
 
 
 def get_cache() -> ResultCache | None:
     """The active result cache, or None when caching is off (the library default).
 
     Set by :func:`set_cache_dir`; otherwise taken from ``$DPEXPLORE_CACHE_DIR`` (read on every call,
-    so a process that sets the variable later still gets it). Never raises: a directory that cannot
-    be used gives a cache whose ``usable`` is False (one warning logged).
+    so a process that sets the variable later still gets it). A directory that cannot be used gives a
+    cache whose ``usable`` is False (one warning logged); a malformed ``$DPEXPLORE_CACHE_MAX_BYTES`` is a
+    ``ValueError`` naming it (a dashboard shows it in the page; ``dpexplore.serve`` refuses to start).
     """
     if _STATE["explicit"]:
         return _STATE["cache"]

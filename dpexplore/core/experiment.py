@@ -557,7 +557,12 @@ def resolve_seed(rng: RNGLike) -> int:
 
 def _qualname(func: Callable | str) -> str:
     if isinstance(func, str):
+        if not func or len(func) > 200:
+            raise ValueError(f"function must be a name of 1 to 200 characters or a function; got {func[:40]!r}")
         return func
+    if not callable(func) or not isinstance(getattr(func, "__qualname__", None), str) \
+            or not isinstance(getattr(func, "__module__", None), str):
+        raise TypeError(f"function must be the experiment function or its name (a str); got {type(func).__name__}")
     return f"{func.__module__}.{func.__qualname__}"
 
 

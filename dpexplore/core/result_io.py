@@ -270,6 +270,16 @@ def _read_text(source: Any) -> str:
     return text
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook that refuses a repeated key (Python would keep the last one silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key[:40]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def _header(lines: list[str]) -> tuple[dict[str, Any], dict[str, int], int]:
     """Header keys and values, the line of each key, and the index of the first body line."""
     meta: dict[str, Any] = {}
@@ -280,7 +290,7 @@ def _header(lines: list[str]) -> tuple[dict[str, Any], dict[str, int], int]:
             continue
         if line.startswith('"#'):
             try:
-                cells = next(csv.reader([line]))
+                cells = next(csv.reader([line], strict=True))  # an unclosed quote is an error, not a cell
             except (csv.Error, StopIteration) as exc:
                 raise ValueError(f"result CSV line {i + 1}: malformed header cell ({exc})") from None
             if len(cells) != 1:
@@ -297,7 +307,7 @@ def _header(lines: list[str]) -> tuple[dict[str, Any], dict[str, int], int]:
         if key in meta:
             raise ValueError(f"result CSV line {i + 1}: header key {key!r} repeats line {line_of[key]}")
         try:
-            meta[key] = json.loads(val)
+            meta[key] = json.loads(val, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:
             raise ValueError(f"result CSV line {i + 1}: header '# {key}:' is not valid JSON "
                              f"({type(exc).__name__}: {str(exc)[:80]})") from None

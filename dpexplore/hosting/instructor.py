@@ -3,8 +3,13 @@
 Wraps Voila's render handler (``TornadoVoilaHandler.get``) so that on every page request
 
 * a client's own ``X-Dpx-Instructor`` / ``X-Dpx-Client`` headers are dropped (only the server sets them);
-* ``X-Dpx-Client`` is set to the client's address (``request.remote_ip``; behind a proxy, the proxy's
-  unless jupyter_server trusts ``X-Forwarded-For``): the page's kernel rate-limits failed joins by it;
+* ``X-Dpx-Client`` is set to the client's own address where the server knows it (:func:`client_address`):
+  the page's kernel rate-limits failed joins by it. A request from 127.0.0.1 or ::1 (a hub's proxy, an
+  nginx on the same machine, or this machine's own browser) carries no ``X-Dpx-Client``: an address the
+  whole room shares is no identity (issue 39 J1), so failures are then counted per hub user or per page
+  view. ``$DPEXPLORE_TRUSTED_PROXIES`` (comma-separated addresses or networks, e.g. ``127.0.0.1``) names
+  the proxies whose ``X-Forwarded-For`` is believed: from those, the client is the right-most address of
+  that header that is not itself a trusted proxy; from anybody else the header is ignored;
 * ``?instructor=TOKEN`` (the link the launcher printed) is **exchanged**: a valid token gets the
   ``HttpOnly``, ``SameSite=Strict`` cookie :data:`COOKIE` (an expiry and an HMAC, not the token), and
   either way the answer is a redirect to the same page without the token (``?teach=1``), with
@@ -19,18 +24,84 @@ Imported only by :func:`dpexplore.hosting.install_voila_mitigations` (it imports
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
+import os
 from urllib.parse import parse_qsl, urlencode
 
 from ..classroom import credentials as cred
 
-__all__ = ["COOKIE", "CLIENT_HEADER", "EXCHANGE_PARAM", "wrap_render", "install"]
+__all__ = ["COOKIE", "CLIENT_HEADER", "EXCHANGE_PARAM", "TRUSTED_PROXIES_ENV", "client_address", "wrap_render",
+           "install"]
 
 COOKIE = "dpx-instructor"
 CLIENT_HEADER = "X-Dpx-Client"
 EXCHANGE_PARAM = "instructor"
 _HEADERS = (cred.GRANT_HEADER, CLIENT_HEADER)
 _LOG = logging.getLogger("dpexplore.hosting")
+TRUSTED_PROXIES_ENV = "DPEXPLORE_TRUSTED_PROXIES"
+_MAX_FORWARDED = 20  # X-Forwarded-For entries looked at (a client may send a long one)
+#: the addresses a proxy on this machine connects from (a hub's proxy, nginx): an address the whole room shares
+_PROXY_PEERS = ("127.0.0.1", "::1")
+
+
+def _networks(text: str) -> list:
+    nets = []
+    for part in text.split(","):
+        part = part.strip()
+        if part:
+            try:
+                nets.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                _LOG.warning("dpexplore: $%s: %r is not an address or network; ignored", TRUSTED_PROXIES_ENV,
+                             part[:60])
+    return nets
+
+
+def _address(text: str):
+    try:
+        return ipaddress.ip_address(text.strip().split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+def client_address(remote_ip: str | None, forwarded_for: str | None = None, trusted: str | None = None) -> str:
+    """The client's own address as far as the server can know it, or ``""`` when it cannot.
+
+    Parameters
+    ----------
+    remote_ip : str
+        The address of the connection's peer.
+    forwarded_for : str, optional
+        The request's ``X-Forwarded-For`` header (believed only from a trusted proxy).
+    trusted : str, optional
+        Comma-separated trusted proxy addresses or networks (default ``$DPEXPLORE_TRUSTED_PROXIES``).
+
+    Examples
+    --------
+    >>> client_address("198.51.100.7")
+    '198.51.100.7'
+    >>> client_address("127.0.0.1", "203.0.113.5")  # a proxy nobody said to trust: no address
+    ''
+    >>> client_address("127.0.0.1", "6.6.6.6, 203.0.113.5", trusted="127.0.0.1")  # nginx appended the peer
+    '203.0.113.5'
+    >>> client_address("198.51.100.7", "6.6.6.6", trusted="127.0.0.1")  # not from the proxy: header ignored
+    '198.51.100.7'
+    """
+    nets = _networks(os.environ.get(TRUSTED_PROXIES_ENV, "") if trusted is None else trusted)
+    peer = _address(remote_ip or "")
+    if peer is None:
+        return ""
+    if any(peer in n for n in nets if n.version == peer.version):
+        hops = [h for h in (forwarded_for or "").split(",")[-_MAX_FORWARDED:]]
+        for hop in reversed(hops):
+            addr = _address(hop)
+            if addr is None:
+                return ""  # a malformed hop: no address rather than a forged one
+            if not any(addr in n for n in nets if n.version == addr.version):
+                return "" if str(addr) in _PROXY_PEERS else str(addr)
+        return ""
+    return "" if str(peer) in _PROXY_PEERS else str(peer)
 
 
 def _token(handler) -> str | None:
@@ -73,7 +144,9 @@ def wrap_render(orig_get):
         offered = self.get_query_argument(EXCHANGE_PARAM, None)
         if offered is not None:
             return _exchange(self, offered)
-        headers[CLIENT_HEADER] = str(self.request.remote_ip or "")[:200]
+        client = client_address(self.request.remote_ip, headers.get("X-Forwarded-For"))
+        if client:
+            headers[CLIENT_HEADER] = client[:200]
         cookie = self.get_cookie(COOKIE)
         if cookie:
             token = _token(self)

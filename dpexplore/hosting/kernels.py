@@ -58,6 +58,14 @@ class LimitedKernelManager(AsyncMappingKernelManager):
              "page requests started 8 kernels under a cap of 2.",
     )
 
+    max_kernels_per_client = Integer(
+        8, config=True,
+        help="Page kernels one client may hold at once (issue 39 H2: one address could hold all 40 seats, and "
+             "every other visitor got 503). A client is its own address where the server knows it "
+             "(dpexplore.hosting.instructor.client_address: not a proxy's 127.0.0.1 unless the proxy is trusted "
+             "through $DPEXPLORE_TRUSTED_PROXIES); under a hub each student has their own server and cap. "
+             "Beyond it a new page gets 503 ('close a tab'). 0: no per-client cap.",
+    )
     unconnected_grace = Integer(
         300, config=True,
         help="Never cull a kernel that no browser has connected to yet until this many seconds after it "
@@ -126,6 +134,8 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.recycled = 0  # pooled kernels replaced for age (see pool_max_age)
         self.last_page_at = float("-inf")  # time.monotonic() of the last page request
         self.last_disconnect: dict[str, float] = {}  # kernel id -> when its last connection closed
+        self.kernel_clients: dict[str, str] = {}  # page kernel id -> the client that holds it (when known)
+        self.pending_pages: dict[str, int] = {}  # client -> its page requests being served right now
         self._reaper = None
         connections.configure(parent=self.parent)
         if self.preheat_notebooks and hasattr(self, "kernel_pools_config"):  # wrapped by Voila's preheat factory
@@ -178,9 +188,36 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self._start_reaper()
         return kernel_id
 
-    def page_requested(self) -> None:
-        """A page request arrived (called by the patched render handler)."""
+    def page_requested(self, client: str | None = None) -> None:
+        """A page request arrived (called by the patched render handler, with the client when it is known).
+
+        Refuses it (HTTP 503) when that client already holds ``max_kernels_per_client`` page kernels,
+        counting its requests still being served (a burst cannot pass the check together); call
+        :meth:`page_done` with the same client when the request ends.
+        """
         self.last_page_at = time.monotonic()
+        if not client:
+            return
+        cap = self.max_kernels_per_client
+        held = sum(1 for c in self.kernel_clients.values() if c == client) + self.pending_pages.get(client, 0)
+        if cap > 0 and held >= cap:
+            raise web.HTTPError(
+                503, f"client holds {held} dashboard sessions (at most {cap} per visitor)",
+                reason=f"You have {held} dashboards open on this server (at most {cap} per visitor): "
+                       "close a tab, or wait a few minutes for closed ones to be freed")
+        self.pending_pages[client] = self.pending_pages.get(client, 0) + 1
+
+    def page_done(self, client: str | None) -> None:
+        """A page request that :meth:`page_requested` counted for ``client`` has ended."""
+        if client and client in self.pending_pages:
+            self.pending_pages[client] -= 1
+            if self.pending_pages[client] <= 0:
+                del self.pending_pages[client]
+
+    def page_kernel_of(self, kernel_id: str, client: str | None) -> None:
+        """``kernel_id`` now serves a page of ``client`` (a new kernel or a preheated one)."""
+        if client:
+            self.kernel_clients[kernel_id] = client
 
     async def _wait_until_quiet(self) -> None:
         import asyncio
@@ -352,4 +389,5 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.ever_connected.discard(kernel_id)
         self.page_kernels.pop(kernel_id, None)
         self.last_disconnect.pop(kernel_id, None)
+        self.kernel_clients.pop(kernel_id, None)
         return await super().shutdown_kernel(kernel_id, *args, **kwargs)

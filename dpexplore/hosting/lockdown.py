@@ -6,7 +6,11 @@ The hub recipe (``deploy/jupyterhub/jupyterhub_config.py``) turns these on in ev
   (:data:`dpexplore.hosting.patches.CODE_REQUESTS`), not only a Voila page's (which are dropped always);
 * ``--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager``: the
   contents API reads but never writes — without it, a student could upload a notebook through
-  ``PUT /api/contents`` and have Voila run it at ``/voila/render/<it>``.
+  ``PUT /api/contents`` and have Voila run it at ``/voila/render/<it>``;
+* ``--ServerApp.config_manager_class=dpexplore.hosting.lockdown.ReadOnlyConfigManager``: the frontend
+  config API (``/api/config/<section>``) reads but never writes — without it, ``PUT``/``PATCH`` of any
+  section name writes ``~/.jupyter/serverconfig/<section>.json`` (20 MB in 0.2 s, any number of sections:
+  a way to fill the disk).
 
 Together with terminals and JupyterLab off, a student using their server's HTTP API cannot run code of
 their choosing in it, so cannot reach the shared poll store except through the poll page (tested in
@@ -15,10 +19,11 @@ tests/hosting/test_extension_mode.py).
 
 from __future__ import annotations
 
+from jupyter_server.services.config.manager import ConfigManager
 from jupyter_server.services.contents.largefilemanager import LargeFileManager
 from tornado import web
 
-__all__ = ["ReadOnlyContentsManager"]
+__all__ = ["ReadOnlyConfigManager", "ReadOnlyContentsManager"]
 
 _REFUSED = "this server is read-only: the dashboards are shown, nothing can be saved, uploaded, renamed or deleted"
 
@@ -52,3 +57,16 @@ class ReadOnlyContentsManager(LargeFileManager):
 
     def delete_checkpoint(self, checkpoint_id, path):  # noqa: D102
         raise web.HTTPError(403, _REFUSED)
+
+
+_REFUSED_CONFIG = "this server is read-only: its frontend settings cannot be changed"
+
+
+class ReadOnlyConfigManager(ConfigManager):
+    """jupyter_server's frontend config manager with every write refused (HTTP 403); reads work as before."""
+
+    def set(self, section_name, data):  # noqa: D102 - refuses
+        raise web.HTTPError(403, _REFUSED_CONFIG)
+
+    def update(self, section_name, new_data):  # noqa: D102 - refuses
+        raise web.HTTPError(403, _REFUSED_CONFIG)

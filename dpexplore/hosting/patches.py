@@ -44,6 +44,7 @@ import contextvars
 import hashlib
 import hmac
 import os
+import re
 import secrets
 
 import tornado.web
@@ -53,9 +54,10 @@ from jupyter_server.utils import url_path_join
 
 from .connections import limits
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
+from .instructor import client_address
 
 __all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "CODE_REQUESTS", "LOCKDOWN_ENV",
-           "QUERY_TOKEN", "owner_cookie_name", "owner_token",
+           "PAGE_CSP", "QUERY_TOKEN", "owner_cookie_name", "owner_token", "strip_external_links",
            "current_page", "install"]
 
 V1 = "v1.kernel.websocket.jupyter.org"
@@ -93,11 +95,17 @@ class _PageRequest:
     def __init__(self, handler):
         self.handler = handler
         self.kernel_id: str | None = None
+        req = getattr(handler, "request", None)
+        #: the client's own address where the server knows it (see dpexplore.hosting.instructor.client_address)
+        self.client = "" if req is None else client_address(req.remote_ip, req.headers.get("X-Forwarded-For"))
 
     def kernel_started(self, kernel_id: str) -> None:
         """Called by the kernel manager: give the page the owner cookie of its kernel."""
         self.kernel_id = kernel_id
         h = self.handler
+        record = getattr(getattr(h, "kernel_manager", None), "page_kernel_of", None)
+        if record is not None:
+            record(kernel_id, self.client)
         if not h._headers_written:
             h.set_cookie(owner_cookie_name(kernel_id), owner_token(kernel_id),
                          path=url_path_join(h.base_url, "voila/api/shutdown", kernel_id),
@@ -196,18 +204,95 @@ def _wrap_incoming(orig):
     return handle_incoming_message
 
 
+# -- /logout on a server without a login -----------------------------------------------------------
+def _wrap_logout(orig_get):
+    """jupyter_server's ``LogoutHandler.get`` under standalone Voila (no login, no ``static_path`` for the
+    logout page's template): it answered 500 with a traceback in the log (issue 39). Plain 404 there."""
+
+    async def get(self):
+        if getattr(self.identity_provider, "auth_enabled", True):
+            return await orig_get(self) if _is_coroutine(orig_get) else orig_get(self)
+        self.set_status(404)
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish("404: this server has no login, so there is nothing to log out of\n")
+
+    get._dpexplore = True  # type: ignore[attr-defined]
+    return get
+
+
+def _is_coroutine(func) -> bool:
+    import inspect
+
+    return inspect.iscoroutinefunction(func)
+
+
+# -- no third party: the page's Content-Security-Policy, and Voila's CDN stylesheet links dropped -----------
+#: sent with every Voila page (render and tree): nothing from another origin may load, connect or frame it.
+#: 'unsafe-inline'/'unsafe-eval' stay for scripts: Voila's pages carry inline configuration scripts and the
+#: JupyterLab widget bundles evaluate code; anywidget imports its module from a blob: URL (without blob: every
+#: anywidget model failed to initialise); all of it is this server's own bytes.
+PAGE_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+            "connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'self'; object-src 'none'; "
+            "base-uri 'self'; form-action 'self'")
+# Voila 0.5's lab template links Font Awesome's CSS on a public CDN (2 requests per page view from every
+# student's browser, issue 39); the same Font Awesome 5.15.4 is already inside Voila's own bundle
+_EXTERNAL_LINK = re.compile(r'<link\b[^>]*\bhref="(?:https?:)?//[^"]*"[^>]*>\s*', re.IGNORECASE)
+
+
+def strip_external_links(html):
+    """Drop ``<link href="https://…">`` elements from a chunk of a page (str or bytes).
+
+    Examples
+    --------
+    >>> strip_external_links('<head><link rel="stylesheet" href="https://cdn.example/x.css" type="text/css" />'
+    ...                      '<link rel="stylesheet" href="static/own.css"></head>')
+    '<head><link rel="stylesheet" href="static/own.css"></head>'
+    """
+    if isinstance(html, bytes):
+        return _EXTERNAL_LINK.sub("", html.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    if isinstance(html, str):
+        return _EXTERNAL_LINK.sub("", html)
+    return html
+
+
+def _no_third_party(handler) -> None:
+    handler.set_header("Content-Security-Policy", PAGE_CSP)
+    if not getattr(handler, "_dpx_stripping", False):
+        write = handler.write
+
+        def stripped_write(chunk):
+            return write(strip_external_links(chunk))
+
+        handler.write = stripped_write
+        handler._dpx_stripping = True
+
+
+def _wrap_tree(orig_get):
+    async def get(self, path=""):
+        _no_third_party(self)
+        return await orig_get(self, path)
+
+    get._dpexplore = True  # type: ignore[attr-defined]
+    return get
+
+
 # -- Voila's render and shutdown handlers ---------------------------------------------------------
 def _wrap_render(orig_get):
     async def get(self, path=None):
+        _no_third_party(self)
+        page = _PageRequest(self)
         requested = getattr(self.kernel_manager, "page_requested", None)
         if requested is not None:
-            requested()
-        page = _PageRequest(self)
+            requested(page.client)  # may refuse (503): this client holds its share of the kernels
         token = _CURRENT_PAGE.set(page)
         try:
             return await orig_get(self, path)
         finally:
             _CURRENT_PAGE.reset(token)
+            done = getattr(self.kernel_manager, "page_done", None)
+            if done is not None:
+                done(page.client)
             if page.kernel_id is not None:
                 sent = getattr(self.kernel_manager, "page_sent", None)
                 if sent is not None:
@@ -352,6 +437,10 @@ def install() -> dict[str, bool]:
 
     if not getattr(KernelHandler.check_xsrf_cookie, "_dpexplore", False):
         KernelHandler.check_xsrf_cookie = _wrap_kernel_api_xsrf(KernelHandler.check_xsrf_cookie)
+    from jupyter_server.auth.logout import LogoutHandler
+
+    if not getattr(LogoutHandler.get, "_dpexplore", False):
+        LogoutHandler.get = _wrap_logout(LogoutHandler.get)
     try:
         from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
         from voila.tornado.handler import TornadoVoilaHandler
@@ -360,6 +449,12 @@ def install() -> dict[str, bool]:
         return done
     if not getattr(TornadoVoilaHandler.get, "_dpexplore", False):
         TornadoVoilaHandler.get = _wrap_render(TornadoVoilaHandler.get)
+    try:
+        from voila.tornado.treehandler import TornadoVoilaTreeHandler as _Tree
+    except ImportError:  # pragma: no cover - Voila restructured
+        _Tree = None
+    if _Tree is not None and not getattr(_Tree.get, "_dpexplore", False):
+        _Tree.get = _wrap_tree(_Tree.get)
     if not getattr(VoilaShutdownKernelHandler.check_xsrf_cookie, "_dpexplore", False):
         VoilaShutdownKernelHandler.check_xsrf_cookie = _wrap_xsrf(VoilaShutdownKernelHandler.check_xsrf_cookie)
     VoilaShutdownKernelHandler.post = _shutdown_post

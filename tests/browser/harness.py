@@ -181,13 +181,16 @@ def launch_browser(playwright):
 
 def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 300.0, settle_ms: int = 1500,
                screenshot: str | None = None, min_plots: int = 0, actions=None, pre_actions=None,
-               viewport: tuple[int, int] = (1280, 900), cookies: list[dict] | None = None) -> PageResult:
+               viewport: tuple[int, int] = (1280, 900), cookies: list[dict] | None = None,
+               expect_csp: bool = True) -> PageResult:
     """Open ``url`` in a ``viewport`` (width, height), wait for the dashboard to settle, optionally move a
     slider; collect failures.
 
     ``pre_actions(page, result)`` runs once the page settled, before the slider moves;
     ``actions(page, result)`` runs after it (for tests that type or click). ``cookies``: added to the
     browser context first (Playwright's ``add_cookies`` form), e.g. the poll's instructor cookie.
+    Every page must request nothing from another origin and (``expect_csp``) carry the hardened server's
+    Content-Security-Policy, which must refuse nothing the page loads (issue 39).
     """
     from playwright.sync_api import TimeoutError as PWTimeout
 
@@ -205,17 +208,32 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
                 i = data.find(b'"evalue"')
                 kernel_errors.append(data[i : i + 300].decode(errors="replace") if i >= 0 else "error message")
 
-    ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-        ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")) else route.abort())
+    third_party: list[str] = []  # issue 39: a page must not call any other origin (Voila's lab template did)
+    csp_refusals: list[str] = []  # and the page's Content-Security-Policy must not break anything it needs
+
+    def route_local(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            third_party.append(url[:120])
+            route.abort()
+
+    ctx.route("**/*", route_local)
     page = ctx.new_page()
     page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
     page.on("pageerror", lambda e: js_errors.append(str(e)))
+    page.on("console", lambda m: csp_refusals.append(m.text[:200]) if m.type == "error" and (
+        "Content Security Policy" in m.text) else None)
     try:
         t0 = time.perf_counter()
         resp = page.goto(url, wait_until="commit", timeout=timeout * 1000)
         if resp is None or resp.status >= 400:
             res.failures.append(f"HTTP {resp.status if resp else 'no response'} for {url}")
             return res
+        csp = resp.headers.get("content-security-policy") or ""
+        if expect_csp and "default-src 'self'" not in csp:
+            res.failures.append(f"the page has no Content-Security-Policy limiting it to its own origin: {csp!r}")
         deadline = t0 + timeout
         while not page.evaluate(JS_RENDERED):
             if time.perf_counter() > deadline:
@@ -273,6 +291,9 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
         res.failures.extend(page.evaluate(JS_ERRORS))
         res.failures.extend(f"kernel error message: {e}" for e in kernel_errors)
         res.failures.extend(f"JavaScript error: {e}" for e in js_errors)
+        if third_party:
+            res.failures.append(f"{len(third_party)} request(s) to another origin: {third_party[:3]}")
+        res.failures.extend(f"refused by the Content-Security-Policy: {m}" for m in csp_refusals[:3])
         res.text = page.evaluate("() => document.body.innerText")
         if screenshot:
             # Voila's template scrolls inside the page: grow the viewport to capture everything

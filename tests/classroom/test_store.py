@@ -377,6 +377,28 @@ def test_failed_joins_are_rate_limited_per_client_address(make_store):
     assert rows(store, "SELECT count(*) FROM join_failures") == [(0,)]  # purged after the window
 
 
+def test_one_hub_users_wrong_codes_do_not_lock_out_the_room_behind_one_proxy_address(make_store):
+    """Issue 39 J1: under a hub every join reaches the store with the proxy's address; student2's 20 typos
+    locked student1's correct code out. Failures are counted per voter (hub user) now: the typist is
+    still bounded (their 21st try waits, a right code too, so guessing stays bounded), the others are not."""
+    clock = Clock()
+    store = make_store(clock=clock)
+    p = store.create_poll("P?", epsilon=1.0)
+    wrong = "ABCDEF" if p.code != "ABCDEF" else "ABCDEG"
+    limit = store.failed_join_rate[0]
+    assert limit == 20
+    for _ in range(limit):
+        with pytest.raises(PollError, match="no poll with join code"):
+            store.join(wrong, client="127.0.0.1", voter="hub:student2")
+    assert store.join(p.code, client="127.0.0.1", voter="hub:student1")[0].code == p.code
+    assert store.join(p.code, voter="hub:student3")[0].code == p.code  # no address at all
+    for attempt in (wrong, p.code):
+        with pytest.raises(store_mod.RateLimited, match=r"too many wrong join codes from you \(20 in 60 s\)"):
+            store.join(attempt, client="127.0.0.1", voter="hub:student2")
+    clock.t += 61
+    assert store.join(p.code, client="127.0.0.1", voter="hub:student2")[0].code == p.code
+
+
 def test_a_version_1_sqlite_database_is_upgraded_in_place(tmp_path):
     con = sqlite3.connect(tmp_path / "polls.sqlite3")
     con.executescript("""

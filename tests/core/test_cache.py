@@ -24,7 +24,6 @@ import sys
 import tempfile
 import textwrap
 
-import numpy as np
 import pytest
 
 import dpexplore.core.cache as cache_mod
@@ -373,13 +372,23 @@ def test_the_key_follows_the_code(tmp_path, repo_root):
     assert c["fp"] != a["fp"] and not c["cached"]
 
 
-def test_bad_max_bytes_in_the_environment_is_a_warning(monkeypatch, tmp_path, caplog):
+@pytest.mark.parametrize("text", ["lots", "1e9.5", "-5", "0", "1.5", "2**30", "5 parsecs", "1e400", "nan", "2TiB"])
+def test_bad_max_bytes_in_the_environment_is_an_error_naming_it(monkeypatch, tmp_path, text):
+    """Issue 39: an unparsable $DPEXPLORE_CACHE_MAX_BYTES was silently (a log line) replaced by the default."""
     monkeypatch.setenv("DPEXPLORE_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("DPEXPLORE_CACHE_MAX_BYTES", "lots")
-    with caplog.at_level(logging.WARNING, logger="dpexplore.cache"):
-        assert get_cache().max_bytes == cache_mod.DEFAULT_MAX_BYTES
-    assert any("DPEXPLORE_CACHE_MAX_BYTES" in m for m in warnings_of(caplog))
-    assert np.isfinite(run().values).all()
+    monkeypatch.setenv("DPEXPLORE_CACHE_MAX_BYTES", text)
+    with pytest.raises(ValueError, match=r"\$DPEXPLORE_CACHE_MAX_BYTES must be a size from 1 byte to 1 TiB"):
+        get_cache()
+    with pytest.raises(ValueError, match="DPEXPLORE_CACHE_MAX_BYTES"):
+        run()
+
+
+@pytest.mark.parametrize("text, expected", [("1e9", 10**9), ("268435456", 2**28), ("256MiB", 2**28),
+                                            ("2 GB", 2 * 10**9), ("1.5k", 1500), ("1TiB", 2**40)])
+def test_max_bytes_in_the_environment_takes_sizes_people_write(monkeypatch, tmp_path, text, expected):
+    monkeypatch.setenv("DPEXPLORE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DPEXPLORE_CACHE_MAX_BYTES", text)
+    assert get_cache().max_bytes == expected
 
 
 def test_the_secret_can_live_in_the_users_config_directory(monkeypatch, tmp_path):

@@ -305,3 +305,29 @@ def test_bands_equal_the_scipy_stats_quantiles():
         inner = (succ > 0) & (succ < trials)
         np.testing.assert_array_equal(lo[inner], np.clip(centre - half, 0, 1)[inner])
         np.testing.assert_array_equal(hi[inner], np.clip(centre + half, 0, 1)[inner])
+
+
+@pytest.mark.parametrize("function, kind", [(123, TypeError), (None, TypeError), (object(), TypeError),
+                                            ("", ValueError)])
+def test_run_experiment_names_a_bad_function_argument(function, kind):
+    """Issue 39: run_experiment(function=123) raised AttributeError ('int' has no __module__)."""
+    from dpexplore.core.experiment import run_experiment
+
+    with pytest.raises(kind, match="function must be"):
+        run_experiment(function, {}, lambda x, g: [x], axis="x", grid=[0.0], series=["s"], trials=2, rng=0,
+                       cache=False)
+
+
+@pytest.mark.parametrize("header", [
+    '# parameters: {"mu": 1.0, "mu": 2.0}',  # a repeated key: Python's json keeps the last one silently
+    '"# parameters: {""mu"": 1.0}',  # an unclosed quote: the csv module read the rest of the line as the cell
+])
+def test_from_csv_refuses_a_broken_parameters_header(header):
+    from dpexplore.core.experiment import ExperimentResult, run_experiment
+
+    r = run_experiment("demo", {"mu": 1.0}, lambda x, g: [x + g.normal()], axis="x", grid=[0.0, 1.0],
+                       series=["noisy"], trials=2, rng=0, cache=False)
+    lines = r.to_csv().splitlines()
+    assert lines[1].startswith('"# parameters:')
+    with pytest.raises(ValueError, match="line 2"):
+        ExperimentResult.from_csv("\n".join([lines[0], header, *lines[2:]]) + "\n")

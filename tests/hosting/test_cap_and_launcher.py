@@ -60,6 +60,23 @@ def test_serve_still_refuses_a_stray_positional_argument(tmp_path, capsys):
     assert info.value.code == 2
 
 
+def test_serve_refuses_a_malformed_cache_size_in_one_line_before_starting_anything(monkeypatch, tmp_path, capsys):
+    """Issue 39: $DPEXPLORE_CACHE_MAX_BYTES=1e9 was replaced by the default with only a log line; 'lots' still is
+    no size: the launcher says so once and starts nothing (every kernel would fail on it)."""
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "00_index.ipynb").write_text("{}")
+    calls = []
+    monkeypatch.setattr(serve, "port_problem", lambda host, port: None)
+    monkeypatch.setattr(serve, "run_forwarding_signals", lambda cmd, cwd, env=None: calls.append(cmd) or 0)
+    monkeypatch.setenv("DPEXPLORE_CACHE_MAX_BYTES", "lots")
+    assert serve.main([str(nb), "--no-browser"]) == 2 and not calls
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "$DPEXPLORE_CACHE_MAX_BYTES must be a size" in err[0], err
+    monkeypatch.setenv("DPEXPLORE_CACHE_MAX_BYTES", "1e9")
+    assert serve.main([str(nb), "--no-browser"]) == 0 and calls
+
+
 def test_serve_preheat_selects_the_pool_and_the_users_options_win(monkeypatch, tmp_path):
     nb = tmp_path / "notebooks"
     nb.mkdir()

@@ -80,7 +80,8 @@ def extension_server(tmp_path):
 @pytest.fixture
 def locked_server(tmp_path):
     """A hub user's server as the recipe configures it: lockdown on, read-only contents."""
-    args = ["--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager"]
+    args = ["--ServerApp.contents_manager_class=dpexplore.hosting.lockdown.ReadOnlyContentsManager",
+            "--ServerApp.config_manager_class=dpexplore.hosting.lockdown.ReadOnlyConfigManager"]
     with _server(tmp_path, args, {"DPEXPLORE_LOCKDOWN": "1"}) as srv:
         yield srv
 
@@ -226,3 +227,11 @@ def test_a_locked_down_server_runs_no_client_code_and_accepts_no_notebook(locked
     assert not (ROOT / "tests" / "fixtures" / "evil.ipynb").exists()
     status, _ = _http(f"{url}/api/contents/binary_traffic.ipynb", "GET")
     assert status == 200  # reading still works
+    # issue 39 W2: the frontend config API wrote ~/.jupyter/serverconfig/<any name>.json (a disk-fill path)
+    config_dir = tmp_path / "jupyter-config" / "serverconfig"
+    for method in ("PUT", "PATCH"):
+        status, body = _http(f"{url}/api/config/fill{method}", method, {"x": "a" * 100_000}, xsrf)
+        assert status == 403 and b"read-only" in body, (method, status, body[:200])
+    assert not config_dir.exists() or not list(config_dir.glob("fill*.json"))
+    status, body = _http(f"{url}/api/config/notebook", "GET")
+    assert status == 200 and body.strip().startswith(b"{")  # reading still works

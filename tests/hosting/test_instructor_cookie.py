@@ -73,7 +73,7 @@ class InstructorCookieTest(tornado.testing.AsyncHTTPTestCase):
         assert r.code == 200
         got = FakeRender.seen[-1]
         assert cred.check_grant(self.token, got[cred.GRANT_HEADER])  # the kernel gets a grant, not the token
-        assert got[instructor.CLIENT_HEADER] == "127.0.0.1"
+        assert instructor.CLIENT_HEADER not in got  # a loopback peer (a hub's or nginx's proxy) is no identity
         assert set(FakeRender.voila_configuration.http_header_envs) >= {cred.GRANT_HEADER, instructor.CLIENT_HEADER,
                                                                          "X-Other"}
 
@@ -88,9 +88,31 @@ class InstructorCookieTest(tornado.testing.AsyncHTTPTestCase):
                                                               instructor.CLIENT_HEADER: "6.6.6.6"})
         assert r.code == 200
         got = FakeRender.seen[-1]
-        assert cred.GRANT_HEADER not in got and got[instructor.CLIENT_HEADER] == "127.0.0.1"
+        assert cred.GRANT_HEADER not in got and instructor.CLIENT_HEADER not in got
         r = self._get("/voila/render/06_class_poll.ipynb", Cookie=f"{instructor.COOKIE}=1.2.{'0' * 64}")
         assert cred.GRANT_HEADER not in FakeRender.seen[-1]  # a forged cookie gives no grant
+
+
+def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(monkeypatch):
+    """Issue 39 J1: behind a proxy every request has one peer address; the page's failure counter must not be
+    keyed by it, and a client's own X-Forwarded-For must not choose its key."""
+    class Case(InstructorCookieTest):
+        def runTest(self):  # noqa: D102
+            pass
+
+    case = Case()
+    case.setUp()
+    try:
+        FakeRender.seen.clear()
+        case._get("/voila/render/06_class_poll.ipynb", **{"X-Forwarded-For": "203.0.113.5"})
+        assert instructor.CLIENT_HEADER not in FakeRender.seen[-1]  # not trusted: ignored
+        monkeypatch.setenv(instructor.TRUSTED_PROXIES_ENV, "127.0.0.0/8")
+        case._get("/voila/render/06_class_poll.ipynb", **{"X-Forwarded-For": "6.6.6.6, 203.0.113.5"})
+        assert FakeRender.seen[-1][instructor.CLIENT_HEADER] == "203.0.113.5"  # nginx's appended peer
+        case._get("/voila/render/06_class_poll.ipynb", **{"X-Forwarded-For": "not-an-address"})
+        assert instructor.CLIENT_HEADER not in FakeRender.seen[-1]
+    finally:
+        case.tearDown()
 
 
 def test_the_access_log_line_of_the_exchange_hides_the_token(caplog):

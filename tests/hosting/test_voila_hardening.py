@@ -185,6 +185,24 @@ def test_sources_are_not_served(hardened, path):
     assert "setattr(image" not in body and "class KitDemo" not in body, body[:300]
 
 
+def test_template_traversal_and_logout_answer_without_a_traceback(hardened):
+    """Issue 39 leftovers: ``?template=..%2f..`` and ``/logout`` answered 500 with a traceback in the log.
+    The template and theme can no longer be chosen from the URL (voila.json), and /logout is a plain 404."""
+    for path, ok in (("/voila/render/binary_traffic.ipynb?template=..%2f..%2f", (200,)),
+                     ("/voila/render/binary_traffic.ipynb?theme=..%2f..", (200,)),
+                     ("/voila/tree?template=..%2f..&theme=..%2f..", (200,)),
+                     ("/logout", (404,))):
+        try:
+            with urllib.request.urlopen(hardened.url + path, timeout=60) as resp:  # noqa: S310 - loopback
+                status, body = resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            status, body = exc.code, exc.read()
+        assert status in ok, (path, status, body[:200])
+        assert b"Traceback" not in body
+    log = hardened.log()
+    assert "Traceback" not in log and "Uncaught exception" not in log, log[-3000:]
+
+
 def test_contents_api_gives_no_notebook_content(hardened):
     with urllib.request.urlopen(f"{hardened.url}/voila/api/contents/binary_traffic.ipynb", timeout=30) as r:  # noqa: S310
         model = json.loads(r.read())
