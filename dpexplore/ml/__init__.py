@@ -1,0 +1,1 @@
+"""Private machine learning: DP-SGD."""
