@@ -62,34 +62,53 @@ def check_noise_multiplier(sigma, name: str = "noise_multiplier") -> float:
     return check_real(sigma, name, low=0.0, high=MAX_NOISE_MULTIPLIER)
 
 
+@functools.lru_cache(maxsize=256)
+def _one_step_pld(q: float, sigma: float):
+    """One Poisson-subsampled Gaussian step's PLD, built as ``dp_accounting.pld.PLDAccountant`` builds it."""
+    import dp_accounting
+    from dp_accounting.pld.privacy_loss_distribution import from_gaussian_mechanism
+
+    return from_gaussian_mechanism(standard_deviation=sigma, value_discretization_interval=PLD_GRID,
+                                   sampling_prob=q,
+                                   neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+
+
+@functools.lru_cache(maxsize=256)
+def _one_step_rdp(q: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(orders, RDP of one step) from ``dp_accounting``'s RDP accountant; T steps add up to T times it."""
+    import dp_accounting
+    from dp_accounting import rdp
+
+    acct = rdp.RdpAccountant()
+    acct.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), 1)
+    return np.array(acct._orders, dtype=float), np.array(acct._rdp, dtype=float)
+
+
 @functools.lru_cache(maxsize=4096)
 def _epsilon(q: float, sigma: float, steps: int, delta: float, accountant: str, sampling: str,
              n: int) -> float:
-    import dp_accounting
-    from dp_accounting import pld, rdp
-
-    rel = dp_accounting.NeighboringRelation
     if sigma == 0.0:
         return math.inf
     if sampling == "fixed":
+        import dp_accounting
+        from dp_accounting import rdp
+
         batch = max(1, int(round(q * n)))
-        acct = rdp.RdpAccountant(neighboring_relation=rel.REPLACE_ONE)
+        acct = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
         acct.compose(dp_accounting.SampledWithoutReplacementDpEvent(n, batch, dp_accounting.GaussianDpEvent(
             sigma / 2.0)), steps)
         return float(acct.get_epsilon(delta))
     if accountant == "none":
         return gdp_epsilon(math.sqrt(steps) / sigma, delta)
-    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
     if accountant == "rdp":
-        acct = rdp.RdpAccountant()
-        acct.compose(event, steps)
-        return float(acct.get_epsilon(delta))
-    acct = pld.PLDAccountant(value_discretization_interval=PLD_GRID)
+        from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
+
+        orders, one = _one_step_rdp(q, sigma)
+        return float(compute_epsilon(orders, steps * one, delta)[0])
+    one = _one_step_pld(q, sigma)
     if accountant == "basic":
-        acct.compose(event, 1)
-        return steps * float(acct.get_epsilon(delta / steps))
-    acct.compose(event, steps)
-    return float(acct.get_epsilon(delta))
+        return steps * float(one.get_epsilon_for_delta(delta / steps))
+    return float(one.self_compose(steps).get_epsilon_for_delta(delta))
 
 
 def dpsgd_epsilon(*, sampling_rate: float, noise_multiplier: float, steps: int, delta: float,
