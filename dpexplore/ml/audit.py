@@ -89,12 +89,6 @@ class DPSGDAudit(PairAudit):
     steps: int = 0
 
 
-def _log_mix(u: np.ndarray, q: float, sigma: float, shift: float) -> np.ndarray:
-    """log of (1 − q)·φ(u) + q·φ(u − shift) over φ(u) for N(0, σ²): log(1 − q + q·exp((u·shift − shift²/2)/σ²))."""
-    a = (u * shift - 0.5 * shift * shift) / (sigma * sigma)
-    return np.logaddexp(math.log1p(-q) if q < 1 else -np.inf, math.log(q) + a)
-
-
 def _scores(g_batch, g_noise, m, *, canary_sign, others, q, sigma, clip, steps, variant):
     n = others.shape[0] + 1
     grads = np.zeros((m, n, others.shape[1] + 1))
@@ -150,7 +144,7 @@ def audit_dpsgd(variant: str = "honest", *, sampling_rate: float = 0.1, noise_mu
     True
     """
     variant = check_choice(variant, "variant", AUDIT_VARIANTS)
-    q = check_probability(sampling_rate, "sampling_rate", open_low=True, open_high=True)
+    q = check_probability(sampling_rate, "sampling_rate", open_low=True)
     sigma = check_real(noise_multiplier, "noise_multiplier", low=0.05, high=100.0)
     clip = check_real(clip_norm, "clip_norm", low=1e-3, high=1e3)
     steps = check_int(steps, "steps", low=1, high=MAX_AUDIT_STEPS)
