@@ -51,10 +51,10 @@ def accuracy_figure(res, p: Mapping[str, Any]) -> go.Figure:
     k = list(res.series).index("non_private")
     m, lo, hi = res.mean[k][0], res.lower[k][0], res.upper[k][0]
     xs = [float(eps.min()) / 1.3, float(eps.max()) * 1.3]
-    fig.add_trace(go.Scatter(x=xs + xs[::-1], y=[hi, hi, lo, lo], fill="toself", fillcolor="rgba(0,0,0,0.08)",
+    fig.add_trace(go.Scatter(x=xs + xs[::-1], y=[hi, hi, lo, lo], fill="toself", fillcolor="rgba(213,94,0,0.12)",
                              line={"width": 0}, hoverinfo="skip", showlegend=False, name="non-private band"))
-    fig.add_trace(go.Scatter(x=xs, y=[m, m], mode="lines", line={"color": "#000000", "width": 2, "dash": "dash"},
-                             name=f"non-private SGD (measured, the ε → ∞ limit; mean ± 95% CI, {res.trials} seeds)"))
+    fig.add_trace(go.Scatter(x=xs, y=[m, m], mode="lines", line={"color": F.COLORS[1], "width": 2, "dash": "dash"},
+                             name="non-private SGD, the ε → ∞ limit (measured, same seeds)"))
     j = list(res.series).index("dp_sgd")
     F.add_measured(fig, eps, res.mean[j], res.lower[j], res.upper[j], name="DP-SGD", color=F.COLORS[0],
                    trials=res.trials, headline=True)
@@ -128,8 +128,8 @@ class PrivateMLDashboard(Dashboard):
     panels = [
         Panel("accuracy", "1. Accuracy against privacy",
               depends_on=("noise_multiplier", "clip_norm", "sampling_rate", "steps", "lr", "seed"),
-              caption="Each blue point: DP-SGD at one noise level, its test accuracy averaged over 10 seeds (band: "
-                      "95% CI). Black dashes: the same training without privacy. There is no formula for accuracy: "
+              caption="Thick line: DP-SGD, one point per noise level, test accuracy averaged over 10 seeds (band: "
+                      "95% CI). Orange dashes: the same training without privacy. There is no formula for accuracy: "
                       "the non-private line is the limit ε → ∞."),
         Panel("accounting", "2. What subsampling buys: ε after T steps",
               depends_on=("noise_multiplier", "sampling_rate", "steps"),
