@@ -41,7 +41,9 @@ FP = 0, FP⁺ = 1 − 0.025^(1/10 000) ≈ 3.7·10⁻⁴, while FN ≈ P(canary 
 ``"fixed_as_poisson"`` is a real underestimate (its honest RDP accounting is ~7× larger at the defaults) but
 this audit does *not* refute it at the defaults: its ε̂ stays ≈ 1, below the claim. The gap lives in tails
 that 20 000 runs do not reach. The one-run audit of Steinke, Nasr & Jagielski (2023) (k canaries, one
-training run) is not implemented here.
+training run) is :func:`one_run_audit`: m gradient canaries (one coordinate each), every one included
+with probability 1/2 in a *single* training run; the auditor guesses "in" for the k₊ canaries with the largest
+scores, and the number of correct guesses gives ε̂ by their Theorem (:func:`one_run_p_value`).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ from dpexplore.core.validation import check_choice, check_delta, check_int, chec
 from .accounting import dpsgd_epsilon
 from .mechanisms import noisy_clipped_sum
 
-__all__ = ["AUDIT_VARIANTS", "AUDIT_N", "CANARY_SCALE", "MAX_AUDIT_RUNS", "MAX_AUDIT_STEPS", "DPSGDAudit",
-           "audit_dpsgd"]
+__all__ = ["AUDIT_VARIANTS", "AUDIT_N", "CANARY_SCALE", "MAX_AUDIT_RUNS", "MAX_AUDIT_STEPS", "MAX_CANARIES",
+           "DPSGDAudit", "OneRunAudit", "audit_dpsgd", "one_run_audit", "one_run_epsilon_lower", "one_run_p_value"]
 
 AUDIT_VARIANTS = ("honest", "no_clip", "noise_unscaled", "fixed_as_poisson", "fixed")
 #: the audit's data set: the canary and AUDIT_N − 1 other examples (their gradients: AUDIT_DIM − 1 coordinates)
@@ -182,3 +184,145 @@ def audit_dpsgd(variant: str = "honest", *, sampling_rate: float = 0.1, noise_mu
             else "the data set without / with the canary (gradient G·e₀, G = 10·C)")
     return DPSGDAudit(names[variant], pair, float(claimed), delta, math.nan, stat, variant not in ("honest", "fixed"),
                       float(honest), variant, q, sigma, clip, steps)
+
+
+#: public maximum number of canaries of the one-run audit
+MAX_CANARIES = 10_000
+
+
+def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float) -> float:
+    """Steinke, Nasr & Jagielski (2023), Theorem 3.1 with its δ term (as in their appendix code):
+    the probability of at least v correct guesses out of r, when m canaries are each included independently
+    with probability 1/2 and the mechanism is (ε, δ)-DP with respect to each canary:
+
+        P[W ≥ v] ≤ P[B ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ B < v] / i,   B ~ Binomial(r, e^ε/(1 + e^ε)).
+
+    Examples
+    --------
+    >>> round(one_run_p_value(100, 10, 10, 0.0, 0.0), 6)  # ε = 0: a fair coin for each guess
+    0.000977
+    """
+    from scipy import stats
+
+    m = check_int(m, "m", low=1, high=MAX_CANARIES)
+    r = check_int(r, "r", low=0, high=m)
+    v = check_int(v, "v", low=0, high=r)
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    delta = check_delta(delta, allow_zero=True)
+    if v == 0:
+        return 1.0
+    p = 1.0 / (1.0 + math.exp(-eps))
+    beta = float(stats.binom.sf(v - 1, r, p))
+    pmf = stats.binom.pmf(np.arange(v - 1, -1, -1), r, p)  # P[B = v − i], i = 1 … v
+    alpha = float(np.max(np.cumsum(pmf) / np.arange(1, v + 1)))
+    return min(1.0, beta + 2.0 * m * delta * alpha)
+
+
+def one_run_epsilon_lower(m: int, r: int, v: int, *, delta: float, confidence: float = 0.95) -> float:
+    """ε̂: the largest ε whose (ε, δ) claim the observed v correct guesses of r reject at this confidence
+    (p-value :func:`one_run_p_value` < 1 − confidence); 0 when even ε = 0 is not rejected. Bisection to 1e-6.
+
+    Examples
+    --------
+    >>> round(one_run_epsilon_lower(1000, 250, 250, delta=0.0), 2)  # 250 of 250 right: e^ε/(1+e^ε) ≥ 0.05^(1/250)
+    4.42
+    """
+    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    level = 1.0 - conf
+    if one_run_p_value(m, r, v, 0.0, delta) >= level:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while one_run_p_value(m, r, v, hi, delta) < level:
+        lo, hi = hi, 2.0 * hi
+        if hi > 200:
+            return lo
+    while hi - lo > 1e-6:
+        mid = 0.5 * (lo + hi)
+        if one_run_p_value(m, r, v, mid, delta) < level:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass(frozen=True)
+class OneRunAudit:
+    """Result of :func:`one_run_audit`: ε̂ from one training run, beside the claim.
+
+    Attributes
+    ----------
+    epsilon_lower : float
+        ε̂, a lower bound on ε (with respect to adding/removing one canary) at ``confidence``.
+    claimed_epsilon, delta, confidence : float
+    canaries, guesses, correct : int
+        m, r = k₊ + k₋ and v.
+    variant : str
+    """
+
+    epsilon_lower: float
+    claimed_epsilon: float
+    delta: float
+    confidence: float
+    canaries: int
+    guesses: int
+    correct: int
+    variant: str
+
+    @property
+    def violation(self) -> bool:
+        return bool(self.epsilon_lower > self.claimed_epsilon)
+
+
+def one_run_audit(variant: str = "honest", *, canaries: int = 1000, k_plus: int = 250, k_minus: int = 0,
+                  sampling_rate: float = 0.1, noise_multiplier: float = 1.0, clip_norm: float = 4.0, steps: int = 20,
+                  delta: float = 1e-5, confidence: float = 0.95, rng: RNGLike = None) -> OneRunAudit:
+    """The one-run audit (Steinke, Nasr & Jagielski 2023) of DP-SGD with white-box gradient canaries.
+
+    ``canaries`` examples, canary i with gradient G·e_i (G = :data:`CANARY_SCALE`·C, coordinate i used by no
+    one else), each included independently with probability 1/2, beside :data:`AUDIT_N` − 1 ordinary
+    examples; ONE run of ``steps`` steps through :func:`dpexplore.ml.mechanisms.noisy_clipped_sum`. Canary i's
+    score is its coordinate's largest step max_t x_t,i / C. The auditor guesses "in" for the ``k_plus``
+    highest scores and "out" for the ``k_minus`` lowest (fixed in advance: choosing them after looking would
+    void the bound) and ε̂ follows from the number of correct guesses (:func:`one_run_epsilon_lower`). The
+    claim is the Poisson/add-remove PLD ε; variants as in :func:`audit_dpsgd` (``"no_clip"``,
+    ``"noise_unscaled"``; the fixed-batch ones need substitution pairs and are not offered here).
+
+    Examples
+    --------
+    >>> a = one_run_audit("no_clip", rng=0)
+    >>> a.violation, a.correct == a.guesses
+    (True, True)
+    """
+    variant = check_choice(variant, "variant", ("honest", "no_clip", "noise_unscaled"))
+    m = check_int(canaries, "canaries", low=2, high=MAX_CANARIES)
+    kp = check_int(k_plus, "k_plus", low=0, high=m)
+    km = check_int(k_minus, "k_minus", low=0, high=m - kp)
+    if kp + km == 0:
+        raise ValueError("k_plus + k_minus must be >= 1 (the auditor must guess at least once)")
+    q = check_probability(sampling_rate, "sampling_rate", open_low=True)
+    sigma = check_real(noise_multiplier, "noise_multiplier", low=0.05, high=100.0)
+    clip = check_real(clip_norm, "clip_norm", low=1e-3, high=1e3)
+    steps = check_int(steps, "steps", low=1, high=MAX_AUDIT_STEPS)
+    delta = check_delta(delta)
+    conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    g_data, g_in, g_batch, g_noise = as_generator(rng).spawn(4)
+    others = g_data.normal(0.0, 1.0, (AUDIT_N - 1, AUDIT_DIM - 1))
+    others *= (clip * g_data.uniform(0.1, 3.0, AUDIT_N - 1) / np.linalg.norm(others, axis=1))[:, None]
+    inside = g_in.random(m) < 0.5
+    n, dim = m + AUDIT_N - 1, m + AUDIT_DIM - 1
+    grads = np.zeros((n, dim))
+    grads[np.arange(m), np.arange(m)] = CANARY_SCALE * clip
+    grads[m:, m:] = others
+    present = np.concatenate([inside, np.ones(AUDIT_N - 1, dtype=bool)])
+    mech = variant if variant != "honest" else "honest"
+    score = np.full(m, -np.inf)
+    for _ in range(steps):
+        mask = (g_batch.random(n) < q) & present
+        total, _ = noisy_clipped_sum(grads * mask[:, None], clip_norm=clip, noise_multiplier=sigma, rng=g_noise,
+                                     variant=mech)
+        score = np.maximum(score, total[:m] / clip)
+    order = np.argsort(-score, kind="stable")
+    correct = int(inside[order[:kp]].sum() + (~inside[order[m - km:]]).sum() if km else inside[order[:kp]].sum())
+    eps_hat = one_run_epsilon_lower(m, kp + km, correct, delta=delta, confidence=conf)
+    claimed = dpsgd_epsilon(sampling_rate=q, noise_multiplier=sigma, steps=steps, delta=delta)
+    return OneRunAudit(float(eps_hat), float(claimed), delta, conf, m, kp + km, correct, variant)

@@ -48,3 +48,47 @@ def test_audit_bad_inputs():
         audit_dpsgd(steps=0)
     assert set(AUDIT_VARIANTS) >= {"honest", "no_clip", "noise_unscaled", "fixed_as_poisson"}
     assert math.isinf(audit_dpsgd("no_clip", runs=40, rng=0).honest_epsilon)
+
+
+# -- the one-run audit (Steinke, Nasr & Jagielski 2023) ---------------------------------------------------------
+
+def test_one_run_p_value_exact_cases():
+    from scipy import stats
+
+    from dpexplore.ml.audit import one_run_p_value
+
+    # ε = 0, δ = 0: each guess right with probability 1/2
+    assert one_run_p_value(500, 40, 30, 0.0, 0.0) == pytest.approx(stats.binom.sf(29, 40, 0.5), rel=1e-12)
+    # increasing in ε (a larger ε allows more correct guesses); the δ term only adds
+    ps = [one_run_p_value(500, 40, 30, e, 1e-5) for e in (0.0, 0.5, 1.0, 2.0)]
+    assert all(a < b for a, b in zip(ps, ps[1:]))
+    assert one_run_p_value(500, 40, 30, 1.0, 1e-4) >= one_run_p_value(500, 40, 30, 1.0, 0.0)
+
+
+def test_one_run_bound_is_valid_for_randomized_response():
+    """An ε0-DP mechanism per canary (randomized response on its in/out bit, the worst case of the theorem): the
+    guesses' correct count is Binomial(r, e^ε0/(1+e^ε0)); ε̂ > ε0 iff the p-value at ε0 is < 5 %, which must
+    happen in at most 5 % of 400 draws (allowing 3 binomial standard errors: ≤ 5 % + 3·√(0.05·0.95/400) ≈ 8.3 %)."""
+    import numpy as np
+
+    from dpexplore.ml.audit import one_run_p_value
+
+    eps0, m, r = 1.0, 1000, 200
+    g = np.random.default_rng(0)
+    wins = g.binomial(r, 1 / (1 + math.exp(-eps0)), 400)
+    rejected = np.mean([one_run_p_value(m, r, int(v), eps0, 0.0) < 0.05 for v in wins])
+    assert rejected <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_run_audit_honest_and_broken(seed):
+    """Derivation in dpexplore/ml/audit.py: without clipping (or with unscaled noise at C = 4) the ~440 canaries
+    that were sampled at least once stand far above every absent canary, so the top 250 guesses are all right and
+    ε̂ = 4.39 > 3.59 (claim); honest DP-SGD gets ~60 % right (ε̂ ≈ 0.1-0.2)."""
+    from dpexplore.ml.audit import one_run_audit
+
+    honest = one_run_audit("honest", rng=seed)
+    assert not honest.violation and honest.epsilon_lower <= honest.claimed_epsilon
+    for variant in ("no_clip", "noise_unscaled"):
+        a = one_run_audit(variant, rng=seed)
+        assert a.violation and a.correct == a.guesses == 250, (variant, a)
