@@ -191,7 +191,8 @@ MAX_CANARIES = 10_000
 
 
 def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float) -> float:
-    """Steinke, Nasr & Jagielski (2023), Theorem 3.1 with its δ term (as in their appendix code):
+    """The p-value of Steinke, Nasr & Jagielski (2023) (their main theorem, Theorem 3.1 for δ = 0, with the δ
+    term as their paper's p-value code computes it):
     the probability of at least v correct guesses out of r, when m canaries are each included independently
     with probability 1/2 and the mechanism is (ε, δ)-DP with respect to each canary:
 

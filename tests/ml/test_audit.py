@@ -92,3 +92,14 @@ def test_one_run_audit_honest_and_broken(seed):
     for variant in ("no_clip", "noise_unscaled"):
         a = one_run_audit(variant, rng=seed)
         assert a.violation and a.correct == a.guesses == 250, (variant, a)
+
+
+def test_the_guides_one_run_numbers():
+    """notebooks/13_private_ml.ipynb: honest 143-152 right (ε̂ ≤ 0.22), no clipping 250/250 (ε̂ = 4.39) at seeds 0-2."""
+    from dpexplore.ml.audit import one_run_audit
+
+    for seed in range(3):
+        h = one_run_audit("honest", rng=seed)
+        assert 143 <= h.correct <= 152 and h.epsilon_lower <= 0.22 and round(h.claimed_epsilon, 2) == 3.59
+        b = one_run_audit("no_clip", rng=seed)
+        assert b.correct == 250 and round(b.epsilon_lower, 2) == 4.39
