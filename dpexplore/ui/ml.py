@@ -60,7 +60,7 @@ def accuracy_figure(res, p: Mapping[str, Any]) -> go.Figure:
                    trials=res.trials, headline=True)
     e = _eps(p)
     fig.add_vline(x=e, line={"color": "#444", "dash": "dot", "width": 1})
-    fig.add_annotation(text=f"dotted line: the slider's σ = {p['noise_multiplier']:.3g} → ε = {e:.3g}<br>one point "
+    fig.add_annotation(text=f"dotted line: the slider's σ = {p['noise_multiplier']:.3g} → ε = {e:.3g};<br>one point "
                             f"per σ in {', '.join(f'{s:g}' for s in res.grid)}; {res.trials} seeds each",
                        xref="paper", yref="paper", x=0.01, y=0.02, xanchor="left", yanchor="bottom", showarrow=False,
                        align="left", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
@@ -99,8 +99,8 @@ def norms_figure(res, p: Mapping[str, Any]) -> go.Figure:
                              f"{p['seed']})", marker={"color": color}, opacity=0.6))
     fig.add_vline(x=p["clip_norm"], line={"color": "#000", "dash": "dash", "width": 2})
     ex = {k: v[0] for k, v in res.extras.items()}
-    fig.add_annotation(text=f"dashed line: clip norm C = {p['clip_norm']:.3g}<br>clipping shortened "
-                            f"{ex['clipped_fraction']:.0%} of the gradients<br>median norm {ex['median_norm']:.3g}; "
+    fig.add_annotation(text=f"dashed line: clip norm C = {p['clip_norm']:.3g};<br>clipping shortened "
+                            f"{ex['clipped_fraction']:.0%} of the gradients;<br>median norm {ex['median_norm']:.3g}; "
                             f"this run: test accuracy<br>{ex['test_accuracy']:.1%} at ε = {ex['epsilon']:.3g}",
                        xref="paper", yref="paper", x=0.99, y=0.6, xanchor="right", yanchor="top", showarrow=False,
                        align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
