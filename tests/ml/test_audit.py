@@ -34,6 +34,7 @@ def test_broken_variants_refuted(variant, seed):
     assert a.honest_epsilon > a.claimed_epsilon
 
 
+@pytest.mark.slow
 def test_noise_unscaled_is_harmless_at_unit_clip_norm():
     a = audit_dpsgd("noise_unscaled", clip_norm=1.0, runs=2000, rng=0)
     assert a.honest_epsilon == pytest.approx(a.claimed_epsilon)
@@ -80,6 +81,7 @@ def test_one_run_bound_is_valid_for_randomized_response():
     assert rejected <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_one_run_audit_honest_and_broken(seed):
     """Derivation in dpexplore/ml/audit.py: without clipping (or with unscaled noise at C = 4) the ~440 canaries
@@ -94,6 +96,7 @@ def test_one_run_audit_honest_and_broken(seed):
         assert a.violation and a.correct == a.guesses == 250, (variant, a)
 
 
+@pytest.mark.slow
 def test_the_guides_one_run_numbers():
     """notebooks/13_private_ml.ipynb: honest 143-152 right (ε̂ ≤ 0.22), no clipping 250/250 (ε̂ = 4.39) at seeds 0-2."""
     from dpexplore.ml.audit import one_run_audit
