@@ -115,6 +115,7 @@ def test_the_guides_numbers(board):
     assert 0.4 <= min(fr) and max(fr) < 0.5  # "almost half" at C = 0.1
 
 
+@pytest.mark.slow
 def test_hostile_url_values_are_clamped_or_reported():
     b = _board("steps=100000000&noise_multiplier=nan&sampling_rate=-3")
     p = b.params()
