@@ -30,7 +30,7 @@ from .dashboard import Dashboard, Panel
 __all__ = ["AttacksDashboard", "membership_figure", "picture_figure", "recovery_figure"]
 
 #: trials per grid point of the two recovery panels (fresh secret, queries and noise each)
-TRIALS = 2
+TRIALS = 3
 #: the queries grid, as multiples of n
 M_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: the bounded-noise grid, as multiples of √n; the ε grid of the DP noise models
@@ -95,7 +95,7 @@ def recovery_figure(res, p: Mapping[str, Any], *, against: str) -> go.Figure:
     if not dp:
         e_grid = x if against == "noise" else np.full(x.size, float(p["bound"]))
         F.add_theory(fig, x, [T.exponential_attack_recovery(e, n) for e in e_grid],
-                     name="with all 2ⁿ counts: at least", kind="bound", color=F.COLORS[4],
+                     name="with all m = 2ⁿ counts: at least", kind="bound", color=F.COLORS[4],
                      note="Dwork–Roth Thm 8.1: 1 − 4E/n")
         if against == "noise":
             fig.add_vline(x=T.sqrt_n_threshold(n), line={"color": F.COLORS[3], "dash": "dash", "width": 2})
@@ -109,10 +109,10 @@ def recovery_figure(res, p: Mapping[str, Any], *, against: str) -> go.Figure:
     fig.add_vline(x=mark, line={"color": "#444", "dash": "dot", "width": 1})
     if against == "m" and not dp:
         F.add_note(fig, f"n = {n} people, every count off by at most E = {p['bound']:.3g} (√n = {math.sqrt(n):.3g})",
-                   y=0.25)
+                   y=0.02)
     elif against == "m":
         F.add_note(fig, f"n = {n}; total ε = {p['epsilon']:.3g} shared by m counts: each count gets ε/m"
-                        + (" — except in the BROKEN variant, where each gets ε" if model == "broken" else ""), y=0.25)
+                        + (" — except in the BROKEN variant, where each gets ε" if model == "broken" else ""), y=0.02)
     fig.update_yaxes(range=[0.3, 1.03])
     return fig
 
@@ -125,10 +125,12 @@ def picture_figure(res, p: Mapping[str, Any]) -> go.Figure:
     n = secret.size
     z = np.vstack([wrong * 2, guess, secret]).astype(float)  # 0/1 bits, 2 = a wrong guess
     fig = F.base_figure("", "person", "", height=230)
-    fig.add_trace(go.Heatmap(z=z, x=list(range(n)), y=["wrong guesses", "reconstruction", "secret"],
+    rows = ["wrong guesses", "reconstruction", "secret"]
+    fig.add_trace(go.Heatmap(z=z, x=list(range(n)), y=[0, 1, 2], name="secret, reconstruction, wrong guesses",
                              colorscale=[[0, "#f2f2f2"], [0.5, "#0072B2"], [1, "#D55E00"]], zmin=0, zmax=2,
                              showscale=False, xgap=1, ygap=3,
-                             hovertemplate="person %{x}: %{y} = %{z}<extra></extra>"))
+                             hovertemplate="person %{x}: row %{y}, value %{z}<extra></extra>"))
+    fig.update_yaxes(tickvals=[0, 1, 2], ticktext=rows, range=[-0.6, 2.6], showgrid=False)
     F.add_note(fig, f"{n - int(wrong.sum())} of {n} secret bits recovered ({1 - wrong.mean():.0%}) from m = "
                     f"{p['m']} noisy counts (one attack, seed {p['seed']}); blue: bit 1, orange: wrong guess",
                y=1.25)
@@ -162,8 +164,6 @@ def membership_figure(results: Mapping[str, Any], p: Mapping[str, Any]) -> go.Fi
     F.add_measured(fig, fp, noisy.mean[0], noisy.lower[0], noisy.upper[0],
                    name=f"means with {label[p['noise']]} noise at total ε = {eps:.3g}", color=F.COLORS[0],
                    trials=noisy.trials, headline=True)
-    F.add_note(fig, f"{D_ATTRIBUTES} 0/1 attributes of a study of n = {n}; the attacker holds the target's attributes "
-                    f"and a reference sample of {REFERENCE:,} people", y=0.02)
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(range=[0, 1.02])
     return fig
@@ -193,6 +193,7 @@ class AttacksDashboard(Dashboard):
         Control("m", "subset counts m", "logint", 400, 10, 2000, step=0.05),
         Control("seed", "seed", "int", 0, 0, 9999),
     ]
+    no_headline = {"picture": "an image of the secret bits and the guess, not a curve"}
     panels = [
         Panel("recover", "1. More questions, more secrets",
               depends_on=("noise", "bound", "epsilon", "n", "seed"),
@@ -210,7 +211,8 @@ class AttacksDashboard(Dashboard):
         Panel("membership", "4. Is the target in the study? (membership inference)",
               depends_on=("noise", "epsilon", "n", "seed"),
               caption="A study publishes 500 attribute frequencies. Without noise the attacker spots members far "
-                      "better than chance; with DP noise at total ε the curve stays under the DP bound."),
+                      "better than chance (it holds the target's attributes and a reference sample of 1,000 "
+                      "people); with DP noise at total ε the curve stays under the DP bound."),
     ]
 
     def _clamp_m(self, p: Mapping[str, Any]) -> int:
