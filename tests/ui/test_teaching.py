@@ -87,17 +87,20 @@ def _csv_from_html(text):
 # -- the shipped lessons file --------------------------------------------------------------
 def _paper_classes():
     from dpexplore.ui.attacker import AttackerDashboard
+    from dpexplore.ui.attacks import AttacksDashboard
     from dpexplore.ui.basics import CountingQueryDashboard
     from dpexplore.ui.composition import CompositionDashboard
     from dpexplore.ui.erm import QuadraticPerturbationDashboard
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
+    from dpexplore.ui.ml import PrivateMLDashboard
     from dpexplore.ui.pca import PrivatePCADashboard
     from dpexplore.ui.shuffle import ShuffleAsymptoticsDashboard
     from dpexplore.ui.spectral import SpectralClusteringDashboard
 
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
-                                    CountingQueryDashboard, AttackerDashboard, CompositionDashboard)}
+                                    CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
+                                    PrivateMLDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():

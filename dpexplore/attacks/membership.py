@@ -1,0 +1,185 @@
+"""Membership inference on released column means (Homer et al. 2008; Dwork, Smith, Steinke, Ullman &
+Vadhan 2015).
+
+A study of n people, each with d 0/1 attributes (allele-frequency-style columns), publishes the d column
+means q. An attacker holds a target's attributes y and a reference sample of N people from the same
+population (its means p̂), and scores T = ⟨y − p̂, q − p̂⟩: a member pulls the means towards herself, so
+T is larger when the target is in the study. Thresholding T at a false-positive rate α (non-members
+wrongly called members) gives a true-positive rate; the curve over α is the test's ROC.
+
+Simulation (exact in law, O(d) per study): a study is the target (member case) or a fresh person
+(non-member case) plus n − 1 others, whose attribute sums are Binomial(n − 1, p_j). Both cases share the
+n − 1 others, so each (member, non-member) pair of releases is a pair of neighbouring data sets
+(replacement: the target swapped for someone else) — which is what the DP trade-off bound is about.
+
+Examples
+--------
+>>> s = membership_scores(n=100, d=2000, studies=400, rng=0)
+>>> r = roc_at(s.members, s.non_members, [0.05])
+>>> bool(r[0] > 0.5)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpexplore.core.random import RNGLike, as_generator
+from dpexplore.core.validation import check_bool, check_choice, check_epsilon, check_int, check_vector
+
+from .data import MAX_ATTRIBUTES, MAX_PEOPLE, population_frequencies
+from .theory import means_noise_scale
+
+__all__ = [
+    "MAX_REFERENCE",
+    "MAX_STUDIES",
+    "MEANS_NOISE",
+    "MembershipScores",
+    "membership_scores",
+    "noisy_means",
+    "roc_at",
+]
+
+MEANS_NOISE = ("none", "laplace", "gaussian")
+#: the most studies (pairs of releases) one call simulates
+MAX_STUDIES = 200_000
+#: the largest reference sample N
+MAX_REFERENCE = 10**7
+#: studies · d cells per chunk (memory)
+_CHUNK_CELLS = 2_000_000
+
+
+@dataclass(frozen=True)
+class MembershipScores:
+    """The attacker's scores T on ``studies`` releases with the target in the study and as many without.
+
+    Attributes
+    ----------
+    members, non_members : ndarray, shape (studies,)
+    noise : str
+    scale : float
+        Laplace scale or Gaussian σ of each released mean (0 for ``"none"``).
+    epsilon, delta : float
+        The claimed total privacy of the d means (inf, 0 for ``"none"``).
+    per_query : bool
+        Broken variant: each mean given the whole ε.
+    frequencies : ndarray, shape (d,)
+        The population's p_j.
+    """
+
+    members: np.ndarray
+    non_members: np.ndarray
+    noise: str
+    scale: float
+    epsilon: float
+    delta: float
+    per_query: bool
+    frequencies: np.ndarray
+
+
+def noisy_means(sums, n: int, *, noise: str, scale: float, rng: np.random.Generator) -> np.ndarray:
+    """Column means sums/n plus Laplace (scale) or Gaussian (sd) noise, independently per mean."""
+    q = np.asarray(sums, dtype=float) / n
+    if noise == "laplace":
+        return q + rng.laplace(0.0, scale, q.shape)
+    if noise == "gaussian":
+        return q + rng.normal(0.0, scale, q.shape)
+    return q
+
+
+def membership_scores(*, n: int, d: int, studies: int = 2000, reference: int = 1000, noise: str = "none",
+                      epsilon: float | None = None, delta: float = 1e-5, per_query: bool = False,
+                      frequencies=None, rng: RNGLike = None) -> MembershipScores:
+    """Simulate the membership attack on ``studies`` member and as many non-member releases.
+
+    Parameters
+    ----------
+    n : int
+        People in the study (2 ≤ n ≤ ``MAX_PEOPLE``).
+    d : int
+        Attributes released (1 ≤ d ≤ ``MAX_ATTRIBUTES``).
+    studies : int
+        Releases per case (20 ≤ studies ≤ ``MAX_STUDIES``).
+    reference : int
+        The attacker's reference sample size N (its means p̂ stand in for the population's).
+    noise : {"none", "laplace", "gaussian"}
+        Noise on the released means at a total (ε, δ) for all d of them
+        (:func:`dpexplore.attacks.theory.means_noise_scale`).
+    epsilon, delta : float
+        Total privacy (``"laplace"``, ``"gaussian"``).
+    per_query : bool
+        Broken variant: each mean calibrated to the whole ε.
+    frequencies : array_like, optional
+        The population's p_j (default: :func:`~dpexplore.attacks.data.population_frequencies` from ``rng``).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    MembershipScores
+
+    Examples
+    --------
+    >>> s = membership_scores(n=100, d=200, studies=50, noise="laplace", epsilon=1.0, rng=0)
+    >>> s.members.shape, round(s.scale, 3)
+    ((50,), 2.0)
+    """
+    n = check_int(n, "n", low=2, high=MAX_PEOPLE)
+    d = check_int(d, "d", low=1, high=MAX_ATTRIBUTES)
+    studies = check_int(studies, "studies", low=20, high=MAX_STUDIES)
+    big = check_int(reference, "reference", low=1, high=MAX_REFERENCE)
+    mech = check_choice(noise, "noise", MEANS_NOISE)
+    pq = check_bool(per_query, "per_query")
+    g = as_generator(rng)
+    if frequencies is None:
+        p = population_frequencies(d, rng=g)
+    else:
+        p = check_vector(frequencies, "frequencies")
+        if p.size != d or np.any((p < 0) | (p > 1)):
+            raise ValueError(f"frequencies must be {d} numbers in [0, 1] (one per attribute); got {p.size}")
+    if mech == "none":
+        eps, dl, scale = math.inf, 0.0, 0.0
+    else:
+        if epsilon is None:
+            raise ValueError(f"epsilon must be given (the total ε of the d means) for noise={mech!r}")
+        eps = check_epsilon(epsilon)
+        dl = float(delta) if mech == "gaussian" else 0.0
+        scale = means_noise_scale(mech, n=n, d=d, epsilon=eps, delta=delta, per_query=pq)
+    p_ref = g.binomial(big, p) / big
+    members, non = np.empty(studies), np.empty(studies)
+    step = max(1, _CHUNK_CELLS // d)
+    for lo in range(0, studies, step):
+        k = min(step, studies - lo)
+        y = (g.random((k, d)) < p).astype(float)  # the target
+        z = (g.random((k, d)) < p).astype(float)  # who takes the target's place when she is out
+        rest = g.binomial(n - 1, np.broadcast_to(p, (k, d)))
+        q_in = noisy_means(rest + y, n, noise=mech, scale=scale, rng=g)
+        q_out = noisy_means(rest + z, n, noise=mech, scale=scale, rng=g)
+        yc = y - p_ref
+        members[lo:lo + k] = np.sum(yc * (q_in - p_ref), axis=1)
+        non[lo:lo + k] = np.sum(yc * (q_out - p_ref), axis=1)
+    return MembershipScores(members, non, mech, float(scale), eps, dl, pq, p)
+
+
+def roc_at(members, non_members, fprs) -> np.ndarray:
+    """The test "member if T > t" at the thresholds t that give false-positive rates ``fprs`` on the
+    non-members: its true-positive rates (the ROC at those points; empirical quantiles).
+
+    Examples
+    --------
+    >>> roc_at([3, 4, 5, 6], [1, 2, 3, 4], [0.0, 0.5, 1.0]).tolist()
+    [0.5, 1.0, 1.0]
+    >>> roc_at([1, 2], [1, 2], [0.5]).tolist()
+    [0.5]
+    """
+    mem = check_vector(members, "members")
+    non = np.sort(check_vector(non_members, "non_members"))
+    a = check_vector(fprs, "fprs")
+    if np.any((a < 0) | (a > 1)):
+        raise ValueError("fprs must lie in [0, 1]")
+    # threshold: the smallest t with at most ⌊α·N⌋ non-members above it
+    k = np.floor(a * non.size).astype(int)
+    thr = np.where(k >= non.size, -np.inf, non[np.clip(non.size - 1 - k, 0, non.size - 1)])
+    return np.array([float(np.mean(mem > t)) for t in thr])
