@@ -16,7 +16,7 @@ give neighbouring data sets, so any guess of bit i from the output is a test bet
 false-alarm rate α and miss rate β ≥ f(α), the release's trade-off curve (:func:`dpexplore.core.risk.dp_tradeoff`).
 With the prior 1/2 the guess is right with probability ½(1 − α) + ½(1 − β) ≤ ½(1 + max_α (1 − α − f(α))).
 For (ε, δ)-DP that maximum is the advantage (e^ε − 1 + 2δ)/(e^ε + 1), so **every** attacker's expected
-fraction of bits recovered is at most (e^ε + 2δ)/(e^ε + 1) (:func:`dp_recovery_bound`; for δ = 0:
+fraction of bits recovered is at most (e^ε + δ)/(e^ε + 1) (:func:`dp_recovery_bound`; for δ = 0:
 e^ε/(1 + e^ε), 0.731 at ε = 1) — however many queries, whatever the algorithm. For μ-GDP (the Gaussian
 release) the same argument with f = G_μ gives Φ(μ/2) (:func:`gdp_recovery_bound`). This is a bound on the
 *expected* fraction: one run's fraction scatters around its mean by about 1/(2√n).
@@ -89,7 +89,7 @@ def exponential_attack_recovery(bound: float, n: int) -> float:
 
 def dp_recovery_bound(epsilon: float, delta: float = 0.0) -> float:
     """The most any attacker can expect to recover of uniform secret bits from an (ε, δ)-DP release
-    (replacement neighbours): (e^ε + 2δ)/(e^ε + 1), capped at 1 (see the module docstring).
+    (replacement neighbours): (1 + advantage)/2 = (e^ε + δ)/(e^ε + 1), capped at 1 (see the module docstring).
 
     Computed from the trade-off curve of :mod:`dpexplore.core.risk`: ½(1 + max_α(1 − α − f_{ε,δ}(α))),
     which is :func:`dpexplore.core.risk.attacker_success_bound`.
