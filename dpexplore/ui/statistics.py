@@ -213,18 +213,20 @@ class StatisticsDashboard(Dashboard):
         Control("n", "rows used n", "logint", 442, 20, 442, step=0.05),
         Control("rows_per_person", "rows per person c", "int", 1, 1, 20,
                 help="the unit of privacy: the most rows one person may own (the noise grows with c)"),
+        Control("seed", "seed", "int", 0, 0, 9999, shown_if=("statistic", "url-only"),
+                help="set from the URL (?seed=3): not shown, so the first screen keeps six controls"),
     ]
     panels = [
         Panel("error", "1. Error vs ε: clipping bias² + noise variance",
-              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person"),
+              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person", "seed"),
               caption="Points: measured over 100 releases; lines: the exact formulas. Noise shrinks like 1/ε²; the "
                       "clipping bias does not shrink at all."),
         Panel("release", "2. What clipping and binning do",
-              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person"),
+              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person", "seed"),
               caption="Mean and median: the error at every clipping bound — too low clips real values (bias), too "
                       "high needs more noise. Histogram and count: the released histogram beside the true one."),
         Panel("unit", "3. The unit of privacy: rows per person",
-              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person"),
+              depends_on=("column", "statistic", "epsilon", "clip", "bins", "n", "rows_per_person", "seed"),
               caption="If one person can own c rows, the noise must cover all of them."),
         Panel("inverse", "4. From the accuracy you need to ε — and what that ε allows an attacker",
               depends_on=("column", "statistic", "epsilon", "clip", "n", "rows_per_person"),
@@ -232,6 +234,10 @@ class StatisticsDashboard(Dashboard):
     ]
 
     def _show_if(self, ctl: Control) -> None:
+        if ctl.name == "seed":  # a URL parameter only (?seed=3): six controls on the first screen
+            self._visible["seed"] = lambda: False
+            self._show_controls()
+            return None
         if ctl.name != "clip":
             return super()._show_if(ctl)
         src = self.widgets["statistic"]  # clipping matters for the mean and the median
@@ -248,20 +254,20 @@ class StatisticsDashboard(Dashboard):
         stat, c = p["statistic"], p["rows_per_person"]
         if panel == "error":
             res = self.experiment("error", "", X.mse_vs_epsilon, statistic=stat, rows_per_person=c,
-                                  epsilons=list(X.EPSILONS), trials=TRIALS, rng=0, **self._common(p))
+                                  epsilons=list(X.EPSILONS), trials=TRIALS, rng=p["seed"], **self._common(p))
             return error_figure(res, p)
         if panel == "release":
             if stat in ("mean", "median"):
                 res = self.experiment("release", "", X.mse_vs_bound, column=p["column"], statistic=stat,
                                       epsilon=p["epsilon"], n=p["n"], rows_per_person=c, clips=list(X.CLIPS[::2]),
-                                      trials=TRIALS // 2, rng=0)
+                                      trials=TRIALS // 2, rng=p["seed"])
                 return bound_figure(res, p)
             res = self.experiment("release", "", X.histogram_release, column=p["column"], epsilon=p["epsilon"],
-                                  n=p["n"], rows_per_person=c, bins=p["bins"], trials=HIST_TRIALS, rng=0)
+                                  n=p["n"], rows_per_person=c, bins=p["bins"], trials=HIST_TRIALS, rng=p["seed"])
             return histogram_figure(res, p)
         if panel == "unit":
             res = self.experiment("unit", "", X.mse_vs_rows_per_person, statistic=stat, epsilon=p["epsilon"],
-                                  cs=list(X.CS), trials=TRIALS // 2, rng=0, **self._common(p))
+                                  cs=list(X.CS), trials=TRIALS // 2, rng=p["seed"], **self._common(p))
             return unit_figure(res, p)
         if panel == "inverse":
             return inverse_figure(p)
