@@ -9,16 +9,25 @@ true one, or (mean, median) the error vs the clipping bound with the best bound 
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Mapping
 from typing import Any
 
+import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 
 from dpexplore.core.risk import posterior_bound
 from dpexplore.statistics import experiments as X
 from dpexplore.statistics.audit import audit_statistic
-from dpexplore.statistics.data import DATASET_LICENSE, PUBLIC_BOUNDS
+from dpexplore.statistics.data import (
+    DATASET_LICENSE,
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_COLUMNS,
+    MAX_UPLOAD_ROWS,
+    PUBLIC_BOUNDS,
+    parse_csv,
+)
 from dpexplore.statistics.mechanisms import group_privacy, true_histogram
 from dpexplore.statistics.theory import epsilon_for_accuracy
 
@@ -28,7 +37,7 @@ from .basics import pair_audit_report
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
-__all__ = ["StatisticsDashboard", "bound_figure", "error_figure", "histogram_figure", "inverse_figure",
+__all__ = ["StatisticsDashboard", "UploadBox", "bound_figure", "error_figure", "histogram_figure", "inverse_figure",
            "unit_figure"]
 
 TRIALS = 100
@@ -40,9 +49,22 @@ LEGEND_INSIDE = {"orientation": "v", "yanchor": "top", "y": 0.98, "xanchor": "ri
                  "bgcolor": "rgba(255,255,255,0.85)", "font": {"size": 12}}
 
 
-def _data(p: Mapping[str, Any]):
-    clip = 1.0 if p["statistic"] == "histogram" else p["clip"]
+def _source(p: Mapping[str, Any], clip: float = 1.0):
+    """(x, L, U, U_pub) of the view: the diabetes column, or the uploaded column (``p["_upload"]``)."""
+    up = p.get("_upload")
+    if up:
+        return X.column_data(n=min(p["n"], len(up["values"])), clip=clip, values=up["values"], lower=up["lower"],
+                             upper=up["upper"])
     return X.column_data(p["column"], n=p["n"], clip=clip)
+
+
+def _label(p: Mapping[str, Any]) -> str:
+    up = p.get("_upload")
+    return up["label"] if up else PUBLIC_BOUNDS[p["column"]][0]
+
+
+def _data(p: Mapping[str, Any]):
+    return _source(p, 1.0 if p["statistic"] == "histogram" else p["clip"])
 
 
 @functools.lru_cache(maxsize=32)
@@ -61,8 +83,13 @@ def error_figure(res, p: Mapping[str, Any]) -> go.Figure:
     x, lo, u, _ = _data(p)
     eps = np.asarray(res.grid, dtype=float)
     fine = np.geomspace(eps[0], eps[-1], 60)
-    clip = 1.0 if stat == "histogram" else p["clip"]
-    b2, var = _exact_curves(stat, p["column"], p["n"], clip, tuple(fine), p["rows_per_person"], p["bins"])
+    if p.get("_upload"):  # an upload: computed here (the cache is for the built-in columns)
+        terms = np.array([X.exact_mse(stat, x, lower=lo, upper=u, epsilon=e, rows_per_person=p["rows_per_person"],
+                                      bins=p["bins"]) for e in fine])
+        b2, var = terms[:, 0], terms[:, 1]
+    else:
+        clip = 1.0 if stat == "histogram" else p["clip"]
+        b2, var = _exact_curves(stat, p["column"], p["n"], clip, tuple(fine), p["rows_per_person"], p["bins"])
     fig = F.base_figure("", "ε (log scale)", "squared error (log scale)", log_x=True, log_y=True, height=360)
     fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45})
     word = "spread of the exponential mechanism" if stat == "median" else "noise variance 2(Δ/ε)²"
@@ -77,7 +104,7 @@ def error_figure(res, p: Mapping[str, Any]) -> go.Figure:
     b2e, vare = X.exact_mse(stat, x, lower=lo, upper=u, epsilon=p["epsilon"], rows_per_person=p["rows_per_person"],
                             bins=p["bins"])
     clip_txt = f", clipped to [{lo:g}, {u:.3g}]" if stat in ("mean", "median") else ""
-    F.add_note(fig, f"{STAT_NAMES[stat]} of {PUBLIC_BOUNDS[p['column']][0]}, n = {x.size}{clip_txt}. At ε = "
+    F.add_note(fig, f"{STAT_NAMES[stat]} of {_label(p)}, n = {x.size}{clip_txt}. At ε = "
                     f"{p['epsilon']:.3g}: bias² {b2e:.3g} + variance {vare:.3g} = {b2e + vare:.3g} "
                     f"(typical error ±{np.sqrt(b2e + vare):.3g})", y=0.02)
     return fig
@@ -86,14 +113,14 @@ def error_figure(res, p: Mapping[str, Any]) -> go.Figure:
 def bound_figure(res, p: Mapping[str, Any]) -> go.Figure:
     """Mean / median: squared error vs the clipping bound at the slider's ε, the best bound marked."""
     stat = p["statistic"]
-    x, lo, _, top = X.column_data(p["column"], n=p["n"])
+    x, lo, _, top = _source(p)
     clips = np.asarray(res.grid, dtype=float)
     fine = np.linspace(clips[0], clips[-1], 80)
     us = lo + fine * (top - lo)
     terms = np.array([X.exact_mse(stat, x, lower=lo, upper=u, epsilon=p["epsilon"],
                                   rows_per_person=p["rows_per_person"]) for u in us])
     total = terms.sum(axis=1)
-    fig = F.base_figure("", f"clipping bound U ({PUBLIC_BOUNDS[p['column']][0]})", "squared error (log scale)",
+    fig = F.base_figure("", f"clipping bound U ({_label(p)})", "squared error (log scale)",
                         log_y=True, height=340)
     fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45})
     F.add_theory(fig, us, np.where(terms[:, 0] > 0, terms[:, 0], np.nan), name="bias²", kind="exact", color=BIAS_C)
@@ -112,11 +139,11 @@ def bound_figure(res, p: Mapping[str, Any]) -> go.Figure:
 
 def histogram_figure(res, p: Mapping[str, Any]) -> go.Figure:
     """The true histogram beside one release (noisy, and rounded ≥ 0) with the spread over trials."""
-    x, lo, u, _ = X.column_data(p["column"], n=p["n"])
+    x, lo, u, _ = _source(p)
     edges = np.linspace(lo, u, p["bins"] + 1)
     truth, _ = true_histogram(x, edges)
     centres = np.asarray(res.grid, dtype=float)
-    fig = F.base_figure("", PUBLIC_BOUNDS[p["column"]][0], "rows per bin", height=340)
+    fig = F.base_figure("", _label(p), "rows per bin", height=340)
     fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45}, barmode="group")
     fig.add_trace(go.Bar(x=centres, y=truth, name="true counts (not published)", marker={"color": "#bbbbbb"}))
     one = res.values[1, :, 0]
@@ -163,7 +190,7 @@ def inverse_figure(p: Mapping[str, Any]) -> go.Figure:
     c = p["rows_per_person"]
     if stat == "mean":
         widths = np.geomspace((u - lo) / 1000, (u - lo) / 4, 60)
-        unit = PUBLIC_BOUNDS[p["column"]][0]
+        unit = _label(p)
     else:
         widths = np.geomspace(0.5, 200, 60)
         unit = "rows"
@@ -246,30 +273,55 @@ class StatisticsDashboard(Dashboard):
         self._show_controls()
         return None
 
+    def __init__(self, **kwargs: Any) -> None:
+        self._upload: dict | None = None  # the uploaded column in use (values, public lower/upper, label)
+        super().__init__(**kwargs)
+        self.upload_box = UploadBox(self)
+        kids = list(self.children)
+        kids.insert(3, self.upload_box)  # below the panels, above the audit
+        self.children = kids
+
+    def use_upload(self, upload: dict | None) -> None:
+        """Compute every panel on an uploaded column (``None``: back to the diabetes data)."""
+        self._upload = upload
+        self.refresh()
+
     def _common(self, p):
         clip = 1.0 if p["statistic"] == "histogram" else p["clip"]
-        return dict(column=p["column"], clip=clip, n=p["n"], bins=p["bins"])
+        data = self._data_kw(p)  # first: it caps p["n"] at the upload's size
+        return dict(column=p["column"], clip=clip, n=p["n"], bins=p["bins"], **data)
+
+    def _data_kw(self, p):
+        up = self._upload
+        if not up:
+            return {}
+        p["n"] = min(p["n"], len(up["values"]))
+        return dict(values=up["values"], lower=up["lower"], upper=up["upper"])
 
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:
+        p = {**p, "_upload": self._upload}
         stat, c = p["statistic"], p["rows_per_person"]
         if panel == "error":
             res = self.experiment("error", "", X.mse_vs_epsilon, statistic=stat, rows_per_person=c,
                                   epsilons=list(X.EPSILONS), trials=TRIALS, rng=p["seed"], **self._common(p))
             return error_figure(res, p)
         if panel == "release":
+            data = self._data_kw(p)
             if stat in ("mean", "median"):
                 res = self.experiment("release", "", X.mse_vs_bound, column=p["column"], statistic=stat,
                                       epsilon=p["epsilon"], n=p["n"], rows_per_person=c, clips=list(X.CLIPS[::2]),
-                                      trials=TRIALS // 2, rng=p["seed"])
+                                      trials=TRIALS // 2, rng=p["seed"], **data)
                 return bound_figure(res, p)
             res = self.experiment("release", "", X.histogram_release, column=p["column"], epsilon=p["epsilon"],
-                                  n=p["n"], rows_per_person=c, bins=p["bins"], trials=HIST_TRIALS, rng=p["seed"])
+                                  n=p["n"], rows_per_person=c, bins=p["bins"], trials=HIST_TRIALS, rng=p["seed"],
+                                  **data)
             return histogram_figure(res, p)
         if panel == "unit":
             res = self.experiment("unit", "", X.mse_vs_rows_per_person, statistic=stat, epsilon=p["epsilon"],
                                   cs=list(X.CS), trials=TRIALS // 2, rng=p["seed"], **self._common(p))
             return unit_figure(res, p)
         if panel == "inverse":
+            self._data_kw(p)
             return inverse_figure(p)
         raise ValueError(f"unknown panel {panel!r}")
 
@@ -305,3 +357,98 @@ class StatisticsDashboard(Dashboard):
         return pair_audit_report(audit_statistic(stat, epsilon=p["epsilon"], n=min(p["n"], 100),
                                                  rows_per_person=p["rows_per_person"], broken=variant, runs=runs,
                                                  rng=rng, progress=progress))
+
+
+class UploadBox(widgets.VBox):
+    """"Bring your own CSV": upload a table of numbers, pick a column, state its public bounds, use it.
+
+    The file is validated by :func:`dpexplore.statistics.data.parse_csv` (size, header, rows, numbers); every
+    problem shows as one line in the box, never a traceback. The bounds are prefilled with the data's own min
+    and max and the box says that these are **not** public: a release is private only with bounds fixed
+    without looking at the data.
+    """
+
+    def __init__(self, board: StatisticsDashboard) -> None:
+        self.board = board
+        self.table = None
+        self.file = widgets.FileUpload(accept=".csv,text/csv", multiple=False, description="Upload a CSV")
+        self.column = widgets.Dropdown(description="column", options=[], disabled=True)
+        self.lower = widgets.FloatText(description="public lower", disabled=True)
+        self.upper = widgets.FloatText(description="public upper", disabled=True)
+        self.use = widgets.Button(description="Use this column", disabled=True)
+        self.back = widgets.Button(description="Back to the diabetes data", disabled=True)
+        self.message = widgets.HTML(
+            f"<span style='color:#444'>A CSV of numbers with a header row: at most {MAX_UPLOAD_BYTES:,} bytes, "
+            f"{MAX_UPLOAD_ROWS:,} rows, {MAX_UPLOAD_COLUMNS} columns. It stays in this page's kernel.</span>")
+        self.file.observe(lambda ch: self.load(), names="value")
+        self.column.observe(lambda ch: self._prefill(), names="value")
+        self.use.on_click(lambda b: self.apply())
+        self.back.on_click(lambda b: self.reset())
+        inner = widgets.VBox([self.message, widgets.HBox([self.file, self.column]),
+                              widgets.HBox([self.lower, self.upper]), widgets.HBox([self.use, self.back])])
+        acc = widgets.Accordion(children=[inner], titles=("Bring your own CSV",))
+        acc.selected_index = None
+        super().__init__([acc])
+        self.add_class("dpx-upload")
+
+    def _say(self, text: str, bad: bool = False) -> None:
+        color = "#922b21" if bad else "#1b2631"
+        self.message.value = f"<span style='color:{color}'>{html.escape(text)}</span>"
+
+    def load(self, files=None) -> None:
+        """Read the uploaded file (or ``files``: a sequence of {"name", "content"} as FileUpload gives)."""
+        files = self.file.value if files is None else files
+        if not files:
+            return
+        f = files[0]
+        name = str(f.get("name", "upload.csv"))[:80]
+        content = f.get("content", b"")
+        size = len(content) if hasattr(content, "__len__") else 0
+        if size > MAX_UPLOAD_BYTES:
+            self._say(f"{name}: the file must be at most {MAX_UPLOAD_BYTES:,} bytes; got {size:,}", bad=True)
+            return
+        try:
+            self.table = parse_csv(bytes(content), name=name)
+        except (ValueError, TypeError) as exc:
+            self.table = None
+            self.column.options, self.column.disabled, self.use.disabled = [], True, True
+            self._say(str(exc), bad=True)
+            return
+        self.column.options = list(self.table.columns)
+        self.column.value = self.table.columns[0]
+        self.column.disabled = self.lower.disabled = self.upper.disabled = self.use.disabled = False
+        self._prefill()
+        self._say(f"{name}: {self.table.n:,} rows, {len(self.table.columns)} columns. The bounds below are your "
+                  "data's own min and max: NOT public. Replace them with a range you could state without looking "
+                  "at the data, then press 'Use this column'.")
+
+    def _prefill(self) -> None:
+        if self.table is None or self.column.value not in self.table.columns:
+            return
+        _, lo, hi = self.table.bounds[self.column.value]
+        self.lower.value, self.upper.value = lo, hi
+
+    def apply(self) -> None:
+        """Use the chosen column with the stated bounds (an error in the box if they are not valid)."""
+        if self.table is None:
+            self._say("Upload a CSV first.", bad=True)
+            return
+        lo, hi = float(self.lower.value), float(self.upper.value)
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+            self._say(f"public upper must be > public lower; got lower={lo:g}, upper={hi:g}", bad=True)
+            return
+        col = self.column.value
+        if col not in self.table.columns:
+            self._say("Choose a column of your file.", bad=True)
+            return
+        values = [float(v) for v in self.table.column(col)]
+        self.board.use_upload({"values": values, "lower": lo, "upper": hi, "label": f"{col} (your upload)"})
+        self.back.disabled = False
+        self._say(f"Every panel now uses '{col}' ({len(values):,} rows, at most 442 of them as n) with public bounds "
+                  f"[{lo:g}, {hi:g}]; the column selector above is ignored until you go back.")
+
+    def reset(self) -> None:
+        """Back to the diabetes data."""
+        self.board.use_upload(None)
+        self.back.disabled = True
+        self._say("Back to the diabetes data.")

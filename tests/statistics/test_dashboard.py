@@ -162,3 +162,25 @@ def test_quoted_audit_ranges_over_seeds_0_to_9():
     assert (round(min(honest), 2), round(max(honest), 2)) == (lo_h, hi_h)
     assert (round(min(broken), 1), round(max(broken), 1)) == (lo_b, hi_b)
     assert {round(h, 1) for h in hist} == {bins}
+
+
+def test_upload_a_csv_and_use_it():
+    b = _board("n=60")
+    box = b.upload_box
+    box.load([{"name": "bad.csv", "content": b"a,b\n1,2\n3,x\n"}])
+    assert "row 3, column &#x27;b&#x27;" in box.message.value and box.use.disabled and not b.errors
+    rows = "\n".join(f"{i % 37 + 0.5},{i}" for i in range(80))
+    box.load([{"name": "mine.csv", "content": ("weight,id\n" + rows + "\n").encode()}])
+    assert list(box.column.options) == ["weight", "id"] and "NOT public" in box.message.value
+    before = _fig_json(b)
+    box.lower.value, box.upper.value = 0.0, 40.0
+    box.apply()
+    assert not b.errors, b.errors
+    after = _fig_json(b)
+    assert all(before[k] != after[k] for k in after)  # every panel now shows the upload
+    assert "weight (your upload)" in after["error"]
+    box.upper.value = -1.0
+    box.apply()
+    assert "public upper must be &gt; public lower" in box.message.value
+    box.reset()
+    assert not b.errors and _fig_json(b)["error"] == before["error"]
