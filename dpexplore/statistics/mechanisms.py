@@ -37,16 +37,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpexplore.core.additive import gaussian_mechanism, laplace_mechanism
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import (
     check_array,
     check_choice,
-    check_delta,
     check_epsilon,
     check_int,
     check_real,
 )
+
+from .noise import NOISES, _add_noise, _check_noise_args, geometric_noise, noise_sd, postprocessing_bias
 
 __all__ = [
     "ESTIMATORS",
@@ -77,80 +77,8 @@ MAX_ROWS = 1_000_000
 MAX_BINS = 10_000
 #: the largest contribution bound c (rows per person)
 MAX_ROWS_PER_PERSON = 10_000
-#: the noises of the additive mechanisms
-NOISES = ("laplace", "gaussian", "geometric")
 #: how :func:`private_mean` turns a noisy sum into a mean
 ESTIMATORS = ("public_n", "noisy_count")
-
-
-# -- noise -----------------------------------------------------------------------------------------
-def _alpha(epsilon: float, sensitivity: float) -> float:
-    return math.exp(-epsilon / sensitivity)
-
-
-def geometric_noise(shape, *, epsilon: float, sensitivity: float = 1.0, rng: RNGLike = None) -> np.ndarray:
-    """Two-sided geometric noise: P(K = k) = (1 − α)/(1 + α)·α^|k|, α = e^(−ε/Δ) (integers).
-
-    The difference of two independent Geometric(1 − α) counts (failures before a success) has exactly
-    this law. Added to an integer query of sensitivity Δ it is ε-DP (Ghosh et al. 2009).
-
-    Examples
-    --------
-    >>> geometric_noise(3, epsilon=1.0, rng=0).dtype.kind
-    'i'
-    """
-    eps = check_epsilon(epsilon)
-    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
-    p = 1.0 - _alpha(eps, sens)
-    gen = as_generator(rng)
-    # numpy's geometric counts trials (>= 1); the two 1s cancel in the difference
-    return gen.geometric(p, size=shape).astype(np.int64) - gen.geometric(p, size=shape).astype(np.int64)
-
-
-def noise_sd(noise: str, *, epsilon: float, delta: float = 0.0, sensitivity: float = 1.0) -> float:
-    """Standard deviation of one noise draw: √2·Δ/ε (Laplace), the analytic σ (Gaussian),
-    √(2α)/(1 − α) with α = e^(−ε/Δ) (geometric). Exact.
-
-    Examples
-    --------
-    >>> round(noise_sd("laplace", epsilon=1.0), 6)
-    1.414214
-    """
-    from dpexplore.core.gaussian import gaussian_sigma
-
-    noise = check_choice(noise, "noise", NOISES)
-    eps = check_epsilon(epsilon)
-    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
-    if noise == "laplace":
-        return math.sqrt(2.0) * sens / eps
-    if noise == "gaussian":
-        return gaussian_sigma(eps, check_delta(delta), sens)
-    a = _alpha(eps, sens)
-    return math.sqrt(2.0 * a) / (1.0 - a)
-
-
-def _check_noise_args(noise: str, epsilon: float, delta: float) -> tuple[str, float, float]:
-    noise = check_choice(noise, "noise", NOISES)
-    eps = check_epsilon(epsilon)
-    if noise == "gaussian":
-        d = check_delta(delta)
-    else:
-        d = check_real(delta, "delta", low=0.0, high=0.0) if delta != 0 else 0.0
-    return noise, eps, d
-
-
-def _add_noise(value, *, noise: str, sensitivity: float, epsilon: float, delta: float, gen) -> tuple:
-    """value + noise; returns (released, scale, sd). ``scale``: b (Laplace), σ (Gaussian), Δ/ε (geometric)."""
-    if noise == "laplace":
-        r = laplace_mechanism(value, sensitivity=sensitivity, epsilon=epsilon, rng=gen)
-        return r.value, r.scale, math.sqrt(2.0) * r.scale
-    if noise == "gaussian":
-        g = gaussian_mechanism(value, sensitivity=sensitivity, epsilon=epsilon, delta=delta, rng=gen)
-        return g.value, g.sigma, g.sigma
-    arr = np.asarray(value, dtype=float)
-    out = arr + geometric_noise(arr.shape, epsilon=epsilon, sensitivity=sensitivity, rng=gen)
-    return (float(out) if out.ndim == 0 else out), sensitivity / epsilon, noise_sd(
-        "geometric", epsilon=epsilon, sensitivity=sensitivity)
 
 
 def _column(x, name: str = "x", min_size: int = 0) -> np.ndarray:
@@ -340,8 +268,6 @@ def private_histogram(x, *, bins, epsilon: float, lower: float | None = None, up
     >>> h.counts.shape, h.edges.tolist()
     ((2,), [0.0, 0.5, 1.0])
     """
-    from .theory import postprocessing_bias
-
     arr = _column(x)
     edges = _edges(bins, lower, upper)
     noise, eps, d = _check_noise_args(noise, epsilon, delta)

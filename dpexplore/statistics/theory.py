@@ -32,7 +32,8 @@ from dpexplore.core.validation import (
     check_real,
 )
 
-from .mechanisms import MAX_ROWS, MAX_ROWS_PER_PERSON, NOISES, _bounds, noise_sd
+from .mechanisms import MAX_ROWS, MAX_ROWS_PER_PERSON, _bounds
+from .noise import NOISES, noise_sd, postprocessing_bias
 
 __all__ = [
     "STATISTICS",
@@ -137,87 +138,6 @@ def optimal_bound(x, *, lower: float, uppers, epsilon: float, delta: float = 0.0
     b2, var = mean_error_terms(x, lower=lower, uppers=uppers, epsilon=epsilon, delta=delta, noise=noise,
                                rows_per_person=rows_per_person)
     return float(np.asarray(uppers, dtype=float)[int(np.argmin(b2 + var))])
-
-
-def _upper_tail_sum(counts: np.ndarray, noise: str, epsilon: float, delta: float, sens: float,
-                    rounded: bool) -> np.ndarray:
-    """E[(−c − N)^+] per cell: the bias that max(0, ·) adds to c + N (N the noise, rounded if asked)."""
-    c = counts
-    if noise == "geometric":  # P(K ≥ m) = α^m/(1 + α), Σ_{j≥1} P(K ≥ c + j)
-        a = math.exp(-epsilon / sens)
-        return a ** (c + 1) / ((1 + a) * (1 - a))
-    if noise == "laplace":
-        b = sens / epsilon
-        if rounded:  # P(round N ≥ m) = ½e^(−(m − ½)/b) for m ≥ 1
-            return 0.5 * np.exp(-(c + 0.5) / b) / (-math.expm1(-1.0 / b))
-        return 0.5 * b * np.exp(-c / b)
-    s = gaussian_sigma(epsilon, delta, sens)
-    if not rounded or s > 50:  # continuous: σφ(c/σ) − c·Φ(−c/σ) (rounded, σ > 50: the midpoint rule, error < 1e-4)
-        return s * np.exp(-0.5 * (c / s) ** 2) / math.sqrt(2 * math.pi) - c * special.ndtr(-c / s)
-    j = np.arange(1, int(40 * s) + 2)
-    return special.ndtr(-(c[:, None] + j[None, :] - 0.5) / s).sum(axis=1)
-
-
-def postprocessing_bias(counts, *, noise: str, epsilon: float, delta: float = 0.0, sensitivity: float = 1.0,
-                        steps=("round", "nonnegative"), draws: int = 4000) -> dict:
-    """The expected bias each post-processing step adds to every cell of a noisy histogram.
-
-    Parameters
-    ----------
-    counts : array_like, shape (bins,)
-        The true counts (integers ≥ 0).
-    noise, epsilon, delta, sensitivity
-        The noise added to every cell.
-    steps : sequence of {"round", "nonnegative", "normalise"}
-        Applied in this order.
-    draws : int
-        Simulated releases for the normalisation bias (fixed seed 0).
-
-    Returns
-    -------
-    dict
-        ``"round"``: E[round(c + N)] − c = 0 exactly (symmetric noise, integer c); ``"nonnegative"``:
-        E[max(0, Y)] − E[Y] = E[(−Y)^+] ≥ 0 (exact; Y the rounded value if rounding came first);
-        ``"normalise"``: E[Y_i/ΣY] − c_i/Σc (Monte-Carlo estimate over ``draws`` releases, seed 0) and
-        ``"normalise_se"``, its standard error. Each array has shape (bins,).
-
-    Examples
-    --------
-    >>> b = postprocessing_bias([0, 10], noise="laplace", epsilon=1.0, steps=("nonnegative",))
-    >>> b["nonnegative"].round(4).tolist()  # (b/2)·e^(−c/b)
-    [0.5, 0.0]
-    """
-    c = check_array(counts, "counts", ndim=1, min_size=1, max_size=MAX_GRID)
-    noise = check_choice(noise, "noise", NOISES)
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta) if noise == "gaussian" else 0.0
-    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
-    steps = tuple(check_choice(s, "steps", ("round", "nonnegative", "normalise")) for s in steps)
-    out: dict = {}
-    rounded = "round" in steps or noise == "geometric"
-    if "round" in steps:
-        out["round"] = np.zeros_like(c)
-    if "nonnegative" in steps:
-        out["nonnegative"] = _upper_tail_sum(c, noise, eps, d, sens, rounded)
-    if "normalise" in steps:
-        from .mechanisms import _add_noise
-
-        m = check_int(draws, "draws", low=10, high=100_000)
-        gen = np.random.default_rng(0)
-        ys = np.empty((m, c.size))
-        for i in range(m):
-            y = np.atleast_1d(np.asarray(_add_noise(c, noise=noise, sensitivity=sens, epsilon=eps, delta=d,
-                                                    gen=gen)[0], dtype=float))
-            if "round" in steps:
-                y = np.round(y)
-            if "nonnegative" in steps:
-                y = np.maximum(y, 0)
-            tot = y.sum()
-            ys[i] = y / tot if tot > 0 else 1.0 / c.size
-        truth = c / c.sum() if c.sum() > 0 else np.full_like(c, 1.0 / c.size)
-        out["normalise"] = ys.mean(axis=0) - truth
-        out["normalise_se"] = ys.std(axis=0, ddof=1) / math.sqrt(m)
-    return out
 
 
 @dataclass(frozen=True)
