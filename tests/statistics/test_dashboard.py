@@ -39,6 +39,7 @@ def _visible(b):
     return [c.name for c in b.controls if b.widgets[c.name].layout.display != "none"]
 
 
+@pytest.mark.slow
 def test_at_most_six_controls_shown_for_every_statistic(board):
     for stat in ("mean", "median", "histogram", "count"):
         board.widgets["statistic"].value = stat
@@ -164,6 +165,7 @@ def test_quoted_audit_ranges_over_seeds_0_to_9():
     assert {round(h, 1) for h in hist} == {bins}
 
 
+@pytest.mark.slow
 def test_upload_a_csv_and_use_it():
     b = _board("n=60")
     box = b.upload_box
