@@ -212,7 +212,9 @@ def inverse_figure(p: Mapping[str, Any]) -> go.Figure:
                              marker={"symbol": "diamond", "size": 12, "color": "#000"}))
     F.add_note(fig, f"At ε = {p['epsilon']:.3g} ({STAT_NAMES[stat]}, Δ = {here.sensitivity:.3g}): 95% of releases "
                     f"within ±{here.half_width:.3g}; an attacker 1% sure you are in the data becomes at most "
-                    f"{100 * posterior_bound(0.01, p['epsilon']):.2g}% sure. (The error here is the noise only.)",
+                    f"{100 * posterior_bound(0.01, p['epsilon']):.2g}% sure. (The error here is the noise only"
+                    + ("; the median has no closed form: the mean's plan is shown" if p["statistic"] == "median"
+                       else "") + ".)",
                y=0.02)
     return fig
 
