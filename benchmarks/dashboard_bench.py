@@ -133,6 +133,7 @@ PAGES = {
     "04_shuffle_asymptotics": ("epsilon0", "n"),
     "05_quadratic_objective_perturbation": ("epsilon", "n"),
     "10_why_dp_attacks": ("m", "n"),
+    "11_private_statistics": ("epsilon", "n"),
 }
 
 

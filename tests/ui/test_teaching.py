@@ -96,11 +96,12 @@ def _paper_classes():
     from dpexplore.ui.pca import PrivatePCADashboard
     from dpexplore.ui.shuffle import ShuffleAsymptoticsDashboard
     from dpexplore.ui.spectral import SpectralClusteringDashboard
+    from dpexplore.ui.statistics import StatisticsDashboard
 
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
                                     CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
-                                    PrivateMLDashboard)}
+                                    PrivateMLDashboard, StatisticsDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
