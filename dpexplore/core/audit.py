@@ -16,7 +16,8 @@ Two kinds of audit:
 
       ε̂ = max(0, log((1 − δ − FN⁺)/FP⁺), log((1 − δ − FP⁺)/FN⁺))
 
-  is below the true ε with probability ≥ 1 − α. The test's threshold is chosen on one half of the
+  is below the true ε with probability ≥ 1 − α (by default 95 %: ε̂ is a lower bound on the true ε
+  at 95 % confidence, not with certainty). The test's threshold is chosen on one half of the
   runs and evaluated on the other half, so the choice does not bias the bound.
 
 An audit can only *refute* a privacy claim (ε̂ > claimed ε means the claim is false on this pair);
@@ -223,6 +224,23 @@ class StatisticalAudit:
     seconds: float
     cancelled: bool = False
 
+    @property
+    def advantage(self) -> float:
+        """|TPR − FPR| = |1 − FP − FN| that the audit's own threshold test reached on the evaluation half.
+
+        A measured value, not a bound: the best attacker can do better (another score or threshold), and
+        ε̂'s attacker bound (:func:`dpexplore.core.risk.advantage_bound` at ε̂) is what the claim cannot
+        promise below, not what this test achieved. NaN if the audit was cancelled.
+
+        Examples
+        --------
+        >>> g = np.random.default_rng(0)
+        >>> res = audit_from_scores(g.normal(0, 1, 20000), g.normal(3, 1, 20000))
+        >>> bool(abs(res.advantage - (2 * 0.9332 - 1)) < 0.02)  # 2Φ(3/2) − 1 at the best threshold
+        True
+        """
+        return abs(1.0 - self.false_positive_rate - self.false_negative_rate)
+
 
 def _best_threshold(s0: np.ndarray, s1: np.ndarray, delta: float) -> float:
     """Threshold maximising the plug-in ε estimate (ties in favour of balanced error rates)."""
@@ -372,7 +390,7 @@ def audit_mechanism(
     progress: Progress | None = None,
     chunk: int = 250,
 ) -> StatisticalAudit:
-    """Black-box audit: a lower bound on ε from runs on two neighbouring inputs.
+    """Black-box audit: a lower bound on ε from runs on two neighbouring inputs, at ``confidence`` (95 %).
 
     Parameters
     ----------
