@@ -264,7 +264,8 @@ THRESHOLD_RULES = ("plug-in", "tail")
 
 
 def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -> float:
-    """Threshold maximising the Clopper–Pearson lower bound ε̂ on the calibration half (rule ``"tail"``).
+    """Threshold maximising the Clopper–Pearson lower bound ε̂ (at confidence ``conf``) on the calibration half
+    (rule ``"tail"``).
 
     Candidates: quantiles of the pooled calibration scores at 1/400 steps *plus* log-spaced tail
     quantiles down to 1/size (large ε is only visible far in the tails, at false-positive rates of
@@ -522,7 +523,7 @@ class PairAuditMixin:
 
     @property
     def violation(self) -> bool:
-        """The exact ε or the lower bound ε̂ exceeds the claim (the claim is refuted on this pair)."""
+        """The exact ε or the lower bound ε̂ (at its confidence) exceeds the claim (refuted on this pair)."""
         tol = 1e-9 * max(1.0, self.claimed_epsilon)
         ex = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
         lo = self.epsilon_lower
@@ -551,7 +552,7 @@ class PairAudit(PairAuditMixin):
     exact_epsilon : float
         The pair's exact ε at ``delta`` (NaN where its law is not computable; ``inf`` for disjoint supports).
     statistical : StatisticalAudit
-        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
+        The black-box lower bound ε̂ at its confidence (``statistical.epsilon_lower``) and its test.
     broken : bool
         A deliberately broken variant was audited.
 

@@ -38,7 +38,7 @@ class AuditReport:
     exact_epsilon : float or None
         The pair's exact ε at ``delta`` where the output law is computable.
     epsilon_lower : float or None
-        The statistical lower bound ε̂ (None if only an exact audit was run).
+        The statistical lower bound ε̂ at ``confidence`` (None if only an exact audit was run).
     confidence : float or None
     runs : int
     seconds : float
@@ -62,7 +62,7 @@ class AuditReport:
 
     @property
     def violation(self) -> bool:
-        """True when the exact ε or the lower bound ε̂ exceeds the claim."""
+        """True when the exact ε or the lower bound ε̂ (at its confidence) exceeds the claim."""
         tol = 1e-9 * max(1.0, self.claimed_epsilon)
         exact_bad = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
         stat_bad = (self.epsilon_lower is not None and math.isfinite(self.epsilon_lower)
@@ -128,7 +128,7 @@ class AuditReport:
             ("Neighbouring inputs", html.escape(self.neighbours)),
             ("Claimed ε (accounting)", f"{fmt(self.claimed_epsilon)} at δ = {self.delta:.2g}"),
             ("Exact ε of this pair", fmt(self.exact_epsilon)),
-            ("Measured lower bound ε̂", fmt(self.epsilon_lower)
+            ("Measured lower bound ε̂, with its confidence", fmt(self.epsilon_lower)
              + (f" at {100 * self.confidence:.0f}% confidence" if self.confidence else "")),
             ("Advantage the audit's test reached", "—" if self.test_advantage is None
              else f"{self.test_advantage:.3f} (TPR − FPR on the held-out runs; measured, not a bound)"),

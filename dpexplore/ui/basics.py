@@ -109,7 +109,7 @@ def loss_figure(tail, mech: str, p: Mapping[str, Any]) -> go.Figure:
                "P<sub>B</sub>(S), not how often the loss exceeds ε")
     else:
         why = f", δ = {d_claim:g}<br>(an ε-DP mechanism: the loss never exceeds ε)"
-    fig.add_annotation(text=f"dashed line: t = ε = {p['epsilon']:.3g}<br>P(loss > ε) = {above:.2g}{why}",
+    fig.add_annotation(text=f"dashed line: t = ε = {p['epsilon']:.3g}<br>P(loss > ε) = {above:.3g}{why}",
                        xref="paper", yref="paper", x=0.99, y=0.45, xanchor="right", yanchor="middle", showarrow=False,
                        align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     fig.update_layout(legend=LEGEND_INSIDE)

@@ -35,7 +35,7 @@ MECH_NAMES = {"laplace": "Laplace", "gaussian": "Gaussian"}
 
 
 def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) -> go.Figure:
-    """Total ε at δ after k releases, per accountant, and the audited lower bound ε̂."""
+    """Total ε at δ after k releases, per accountant, and the audited lower bound ε̂ (95 % confidence)."""
     ks = np.asarray(audit.grid, dtype=float)
     mech = p["mechanism"]
     fig = F.base_figure("", "number of releases k (log scale)", "total ε (log scale)", log_x=True, log_y=True,
