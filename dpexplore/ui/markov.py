@@ -443,7 +443,8 @@ class MarkovTrajectoryDashboard(Dashboard):
         return AuditReport(mechanism=label, neighbours=neighbours, claimed_epsilon=res.claimed_epsilon, delta=0.0,
                            exact_epsilon=res.exact.epsilon,
                            epsilon_lower=None if st.cancelled else st.epsilon_lower,
-                           confidence=st.confidence, runs=st.runs, seconds=res.seconds, cancelled=st.cancelled)
+                           confidence=st.confidence, runs=st.runs, seconds=res.seconds, cancelled=st.cancelled,
+                           test_advantage=None if st.cancelled else st.advantage)
 
     def reproduce(self, p: Mapping[str, Any]) -> str:
         """The exact (not simulated) numbers: pair-chain analyses of both mechanisms (panels 2–4)."""

@@ -336,7 +336,8 @@ class PrivatePCADashboard(Dashboard):
         return AuditReport(mechanism=f"{res.mechanism} — {res.scope}", neighbours=res.neighbours,
                            claimed_epsilon=res.claimed_epsilon, delta=res.delta, exact_epsilon=res.exact_epsilon,
                            epsilon_lower=None if st.cancelled else st.epsilon_lower, confidence=st.confidence,
-                           runs=runs, seconds=st.seconds, cancelled=st.cancelled)
+                           runs=runs, seconds=st.seconds, cancelled=st.cancelled,
+                           test_advantage=None if st.cancelled else st.advantage)
 
     # -- reproduce -----------------------------------------------------------------------------
     def reproduce(self, p: Mapping[str, Any]) -> str:
