@@ -72,8 +72,7 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
                                  name=f"{series}: {RUNS:,} simulated releases (measured)"))
     ratio = math.exp(p["epsilon"])
     tail = (" everywhere" if mech != "gaussian" else
-            " except far out in the tails; there, for every set S of outputs, P<sub>A</sub>(S) − e<sup>ε</sup>·"
-            "P<sub>B</sub>(S) ≤ δ")
+            " except far out in the tails (there: P<sub>A</sub>(S) ≤ e<sup>ε</sup>·P<sub>B</sub>(S) + δ)")
     F.add_note(fig, f"{NAMES[mech]}, ε = {p['epsilon']:.3g}: the curves differ by at most a factor "
                     f"e<sup>ε</sup> = {ratio:.3g}{tail}.<br>{_sd_text(mech, p)}")
     # the house legend below the plot: inside it, beside the controls' sidebar, it covered B's peak
