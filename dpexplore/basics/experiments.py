@@ -162,7 +162,8 @@ def privacy_loss_tail(mechanism: str, *, epsilon: float, delta: float = 1e-5, se
     L = ln(p_A(y)/p_B(y)) exceeds t, on the grid :func:`loss_grid` (series ``loss``).
 
     Compare with :func:`dpexplore.basics.theory.privacy_loss_survival`: ε-DP mechanisms never exceed ε;
-    the Gaussian mechanism does, rarely — that is what its δ pays for.
+    the Gaussian mechanism does, on outputs of total probability P(L > ε), which is larger than δ (16δ
+    at ε = 1, δ = 10⁻⁵): δ bounds the excess mass P_A(S) − e^ε·P_B(S), not that probability.
 
     Examples
     --------

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_RELEASES",
     "check_release_args",
     "advanced_composition",
+    "advanced_composition_regimes",
     "composed_epsilon",
     "expected_abs_error",
     "lr_attacker_success",
@@ -261,6 +262,33 @@ def advanced_composition(epsilon: float, k: int, delta_slack: float) -> float:
     k = check_int(k, "k", low=1, high=MAX_RELEASES)
     d = check_delta(delta_slack, "delta_slack")
     return min(k * eps, eps * math.sqrt(2.0 * k * math.log(1.0 / d)) + k * eps * math.expm1(eps))
+
+
+def advanced_composition_regimes(epsilon: float, delta_slack: float) -> tuple[float, float]:
+    """Where each shape of advanced composition's total ε√(2k ln(1/δ')) + kε(e^ε − 1) holds, at fixed ε.
+
+    Returns ``(k_sqrt, k_beats_basic)``:
+
+    * ``k_sqrt`` = 2 ln(1/δ')/(e^ε − 1)²: for k below it the √k term ε√(2k ln(1/δ')) is the larger, and
+      the total grows like √k; above it the linear term kε(e^ε − 1) is, and the total grows like k.
+      (At fixed ε the composed privacy loss is a sum of k losses whose mean is positive, so every
+      accountant's total, the exact one included, eventually grows linearly in k.)
+    * ``k_beats_basic`` = 2 ln(1/δ')/(2 − e^ε)² for ε < ln 2 (``inf`` otherwise): the total is below
+      basic composition's kε exactly for k above it.
+
+    Examples
+    --------
+    >>> [round(x, 1) for x in advanced_composition_regimes(1.0, 1e-5)]
+    [7.8, inf]
+    >>> [round(x) for x in advanced_composition_regimes(0.1, 1e-5)]
+    [2082, 29]
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta_slack, "delta_slack")
+    two_log = 2.0 * math.log(1.0 / d)
+    k_sqrt = two_log / math.expm1(eps) ** 2 if eps < 700 else 0.0
+    k_beat = two_log / (2.0 - math.exp(eps)) ** 2 if eps < math.log(2.0) else math.inf
+    return k_sqrt, k_beat
 
 
 def _gauss_mu(eps: float, d: float) -> float:

@@ -16,7 +16,8 @@ Two kinds of audit:
 
       ε̂ = max(0, log((1 − δ − FN⁺)/FP⁺), log((1 − δ − FP⁺)/FN⁺))
 
-  is below the true ε with probability ≥ 1 − α. The test's threshold is chosen on one half of the
+  is below the true ε with probability ≥ 1 − α (by default 95 %: ε̂ is a lower bound on the true ε
+  at 95 % confidence, not with certainty). The test's threshold is chosen on one half of the
   runs and evaluated on the other half, so the choice does not bias the bound.
 
 An audit can only *refute* a privacy claim (ε̂ > claimed ε means the claim is false on this pair);
@@ -223,6 +224,25 @@ class StatisticalAudit:
     seconds: float
     cancelled: bool = False
 
+    @property
+    def advantage(self) -> float:
+        """|TPR − FPR| = |1 − FP − FN| that the audit's own threshold test reached on the evaluation half.
+
+        A measured value, not a bound: the best attacker can do better (another score or threshold), and
+        ε̂'s attacker bound (:func:`dpexplore.core.risk.advantage_bound` at ε̂) is what the claim cannot
+        promise below, not what this test achieved. NaN if the audit was cancelled.
+
+        Examples
+        --------
+        >>> g = np.random.default_rng(0)
+        >>> res = audit_from_scores(g.normal(0, 1, 20000), g.normal(3, 1, 20000))
+        >>> res.advantage == abs(1 - res.false_positive_rate - res.false_negative_rate)
+        True
+        >>> bool(res.advantage < 2 * 0.9332 - 1)  # below the best test's 2Φ(3/2) − 1: its threshold sits in a tail
+        True
+        """
+        return abs(1.0 - self.false_positive_rate - self.false_negative_rate)
+
 
 def _best_threshold(s0: np.ndarray, s1: np.ndarray, delta: float) -> float:
     """Threshold maximising the plug-in ε estimate (ties in favour of balanced error rates)."""
@@ -246,7 +266,8 @@ THRESHOLD_RULES = ("plug-in", "tail")
 
 
 def _tail_threshold(s0: np.ndarray, s1: np.ndarray, delta: float, conf: float) -> float:
-    """Threshold maximising the Clopper–Pearson lower bound ε̂ on the calibration half (rule ``"tail"``).
+    """Threshold maximising the Clopper–Pearson lower bound ε̂ (at confidence ``conf``) on the calibration half
+    (rule ``"tail"``).
 
     Candidates: quantiles of the pooled calibration scores at 1/400 steps *plus* log-spaced tail
     quantiles down to 1/size (large ε is only visible far in the tails, at false-positive rates of
@@ -372,7 +393,7 @@ def audit_mechanism(
     progress: Progress | None = None,
     chunk: int = 250,
 ) -> StatisticalAudit:
-    """Black-box audit: a lower bound on ε from runs on two neighbouring inputs.
+    """Black-box audit: a lower bound on ε from runs on two neighbouring inputs, at ``confidence`` (95 %).
 
     Parameters
     ----------
@@ -504,7 +525,7 @@ class PairAuditMixin:
 
     @property
     def violation(self) -> bool:
-        """The exact ε or the lower bound ε̂ exceeds the claim (the claim is refuted on this pair)."""
+        """The exact ε or the lower bound ε̂ (at its confidence) exceeds the claim (refuted on this pair)."""
         tol = 1e-9 * max(1.0, self.claimed_epsilon)
         ex = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
         lo = self.epsilon_lower
@@ -533,7 +554,7 @@ class PairAudit(PairAuditMixin):
     exact_epsilon : float
         The pair's exact ε at ``delta`` (NaN where its law is not computable; ``inf`` for disjoint supports).
     statistical : StatisticalAudit
-        The black-box lower bound ε̂ (``statistical.epsilon_lower``) and its test.
+        The black-box lower bound ε̂ at its confidence (``statistical.epsilon_lower``) and its test.
     broken : bool
         A deliberately broken variant was audited.
 

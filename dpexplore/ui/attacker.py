@@ -2,7 +2,8 @@
 
 Three panels: the trade-off curves of (ε, δ)-DP and μ-GDP (the best test's misses against its false
 alarms); the posterior an attacker can reach from a prior; and the "play the attacker" game, whose
-success rate (with its Clopper–Pearson interval) is drawn against the bound every attacker obeys.
+success rate (with its interval, valid when checked after every round) is drawn against the bound every
+attacker obeys. The neighbours are replacement neighbours: B is A with one person's answer changed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dpexplore.basics import theory as T
 from dpexplore.basics.audit import audit_release
 from dpexplore.basics.game import AttackerGame
 from dpexplore.core.gaussian import gaussian_sigma
-from dpexplore.core.risk import attacker_success_bound, dp_tradeoff, gdp_tradeoff, posterior_bound
+from dpexplore.core.risk import attacker_success_bound, attacker_view, dp_tradeoff, gdp_tradeoff, posterior_bound
 
 from . import figures as F
 from .audit import AuditReport
@@ -68,7 +69,8 @@ def posterior_figure(p: Mapping[str, Any]) -> go.Figure:
     """The attacker's belief after one output, from their prior, vs ε (pure ε-DP: odds × e^ε)."""
     prior = p["prior"]
     eps_grid = np.geomspace(0.05, 10.0, 80)
-    fig = F.base_figure("How sure can the attacker become that you are in the data set?", "ε (log scale)",
+    fig = F.base_figure("How sure can the attacker become that the data set is B (your answer is “yes”)?",
+                        "ε (log scale)",
                         "attacker's belief after one output", log_x=True, height=360)
     F.add_theory(fig, eps_grid, [posterior_bound(0.5, e) for e in eps_grid],
                  name="starting from 1 in 2: at most", kind="bound", color=F.COLORS[4])
@@ -80,8 +82,12 @@ def posterior_figure(p: Mapping[str, Any]) -> go.Figure:
     e = p["epsilon"]
     post = posterior_bound(prior, e)
     fig.add_vline(x=e, line={"color": "#444", "dash": "dot", "width": 1})
+    g = attacker_view(e, p["delta"], mechanism="gaussian")
     F.add_note(fig, f"At ε = {e:.3g}: {prior:.3g} → at most {post:.3g} (odds × e<sup>ε</sup> = ×{math.exp(e):.3g}). "
-                    f"From 1 in 2: at most {posterior_bound(0.5, e):.3g}.")
+                    f"From 1 in 2: at most {posterior_bound(0.5, e):.3g}.<br>With δ = {p['delta']:.2g} (the "
+                    f"Gaussian mechanism) this fails on outputs whose loss exceeds ε: probability "
+                    f"{g.loss_above_epsilon:.2g}, not δ. Except with probability δ: at most "
+                    f"{posterior_bound(prior, g.tail_epsilon):.3g}.")
     fig.update_yaxes(range=[0, 1.02])
     return fig
 
@@ -96,7 +102,8 @@ def game_figure(sim, p: Mapping[str, Any], score) -> go.Figure:
                         "fraction of rounds guessed right", log_x=True, height=400)
     F.add_theory(fig, [fine[0], fine[-1]], [0.5, 0.5], name="a coin flip", kind="exact", color="#999999")
     F.add_theory(fig, fine, [attacker_success_bound(e, d_claim) for e in fine],
-                 name="the bound for every attacker: (e^{ε} + 2δ)/(e^{ε} + 1)", kind="bound", color=DP_COLOR)
+                 name=f"the bound for every attacker: at most (e^ε + δ)/(e^ε + 1), δ = {d_claim:.2g}", kind="bound",
+                 color=DP_COLOR)
     F.add_theory(fig, fine, [T.lr_attacker_success(mech, epsilon=e, delta=delta) for e in fine],
                  name="the best guess for this mechanism", kind="exact", color=MECH_COLOR)
     F.add_measured(fig, eps_grid, sim.mean[0], sim.lower[0], sim.upper[0],
@@ -106,13 +113,15 @@ def game_figure(sim, p: Mapping[str, Any], score) -> go.Figure:
                                  marker={"color": YOU_COLOR, "size": 13, "symbol": "star"},
                                  error_y={"type": "data", "symmetric": False, "array": [score.upper - score.rate],
                                           "arrayminus": [score.rate - score.lower], "color": YOU_COLOR},
-                                 name=f"you: {score.successes} of {score.rounds} right (95% Clopper–Pearson)"))
+                                 name=f"you: {score.successes} of {score.rounds} right (95% interval, valid at "
+                                      f"every round)"))
     else:
         from dpexplore.basics.game import clopper_pearson_interval
 
-        lo, hi = clopper_pearson_interval(p["rounds"] // 2, p["rounds"])
-        F.add_note(fig, f"Play the {p['rounds']} rounds above: your score appears here as a star with its 95% "
-                        f"interval (after {p['rounds']} rounds about ±{(hi - lo) / 2:.0%} wide).")
+        lo, hi = clopper_pearson_interval(p["rounds"] // 2, p["rounds"], 1.0 - 0.05 / p["rounds"])
+        F.add_note(fig, f"Play the {p['rounds']} rounds above: your score appears here as a star with a 95% interval "
+                        f"that stays valid when you look after every round (after {p['rounds']} rounds about "
+                        f"±{(hi - lo) / 2:.0%} wide).")
     fig.update_yaxes(range=[0.0, 1.05])
     return fig
 
@@ -122,7 +131,7 @@ class AttackerDashboard(Dashboard):
 
     title = "Start here 2 · What ε means to an attacker"
     intro = ("An attacker sees one published result and guesses: data set A, or B (the same with <i>your</i> answer "
-             "changed)? ε limits how well <b>any</b> attacker can guess, however clever.")
+             "changed)? ε limits how much better than a coin <b>any</b> attacker can guess from it, however clever.")
     paper = ("Kairouz, Oh, Viswanath (2015), <i>The composition theorem for differential privacy</i>; Dong, Roth, "
              "Su (2022), <i>Gaussian differential privacy</i>; Yeom et al. (2018), <i>Privacy risk in machine "
              "learning</i>.")
@@ -141,13 +150,14 @@ class AttackerDashboard(Dashboard):
               caption="Every guess makes two kinds of mistakes. ε-DP keeps every attacker above the orange dashed "
                       "curve; the grey line is a coin."),
         Panel("posterior", "2. From prior to posterior",
-              depends_on=("epsilon", "prior"),
-              caption="Before the output the attacker believes “you are in the data set” with the prior. One "
-                      "ε-DP output multiplies the odds by at most e<sup>ε</sup>."),
+              depends_on=("epsilon", "delta", "prior"),
+              caption="Before the output the attacker believes “the data set is B” (your answer is yes) with the "
+                      "prior. One ε-DP output multiplies the odds by at most e<sup>ε</sup>."),
         Panel("game", "3. Play the attacker",
               depends_on=("epsilon", "delta", "mechanism", "rounds", "seed", "_game"),
               caption="The page picks A or B by a coin flip and publishes the mechanism's output. Guess! After a "
-                      "few rounds your success rate (star) is drawn against the bound no attacker can beat."),
+                      "few rounds your success rate (star) is drawn against the bound no attacker can beat on "
+                      "average; its interval stays valid however often you look."),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -191,14 +201,16 @@ class AttackerDashboard(Dashboard):
                 f"print(advantage_bound({e!r}, {d!r}))            # best TPR − FPR of any attacker\n"
                 f"print(gdp_advantage(1 / gaussian_sigma({e!r}, {d!r})))  # the Gaussian mechanism's own\n"
                 f"print(posterior_bound({p['prior']!r}, {e!r}))   # belief after one ε-DP output\n"
+                "from dpexplore.core.risk import attacker_view\n"
+                f"print(attacker_view({e!r}, {d!r}, mechanism='gaussian'))  # P(L > ε), posterior except w.p. δ\n"
                 "from dpexplore.basics.game import play_optimal\n"
                 f"print(play_optimal({p['mechanism']!r}, epsilon={e!r}, delta={d!r}, rounds=1000, rng={p['seed']}))\n")
 
     audit_description = (
-        "Audits the game's mechanism on its two data sets A and B: ε̂ is a Clopper–Pearson lower bound from a "
-        "threshold test on the published value (the best attacker's own test). The broken variant adds half the "
-        "noise (randomized response: flips as for 2ε) but claims the same ε — against it the simulated attacker "
-        "beats the bound.")
+        "Audits the game's mechanism on its two data sets A and B: ε̂ is a Clopper–Pearson lower bound (95 % "
+        "confidence) from a threshold test on the published value (the best attacker's own test). The broken "
+        "variant adds half the noise (randomized response: flips as for 2ε) but claims the same ε — against it "
+        "the simulated attacker beats the bound.")
     audit_runs = (20_000, 200_000)
 
     def audit_report(self, p, *, broken, runs, rng, progress) -> AuditReport:

@@ -2,7 +2,8 @@
 
 A dashboard that defines :meth:`~dpexplore.ui.Dashboard.audit_report` gets this panel at the end:
 the claimed ε (from the mechanism's accounting function), the exact ε where it can be computed,
-the measured lower bound ε̂ with its confidence, a run-count control, a "use the broken variant"
+the measured lower bound ε̂ with its confidence (ε̂ ≤ the true ε at that confidence), the advantage
+the audit's own test reached, a run-count control, a "use the broken variant"
 toggle, a progress bar and a Cancel button. Audits run in a worker thread so that the Cancel
 button (and the rest of the page) stays responsive; the worker checks a flag between chunks.
 """
@@ -37,11 +38,14 @@ class AuditReport:
     exact_epsilon : float or None
         The pair's exact ε at ``delta`` where the output law is computable.
     epsilon_lower : float or None
-        The statistical lower bound ε̂ (None if only an exact audit was run).
+        The statistical lower bound ε̂ at ``confidence`` (None if only an exact audit was run).
     confidence : float or None
     runs : int
     seconds : float
     cancelled : bool
+    test_advantage : float or None
+        TPR − FPR that the audit's own threshold test reached on its held-out runs (a measured value,
+        not a bound; :attr:`dpexplore.core.audit.StatisticalAudit.advantage`), None where not reported.
     """
 
     mechanism: str
@@ -54,10 +58,11 @@ class AuditReport:
     runs: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    test_advantage: float | None = None
 
     @property
     def violation(self) -> bool:
-        """True when the exact ε or the lower bound ε̂ exceeds the claim."""
+        """True when the exact ε or the lower bound ε̂ (at its confidence) exceeds the claim."""
         tol = 1e-9 * max(1.0, self.claimed_epsilon)
         exact_bad = self.exact_epsilon is not None and self.exact_epsilon > self.claimed_epsilon + tol
         stat_bad = (self.epsilon_lower is not None and math.isfinite(self.epsilon_lower)
@@ -70,20 +75,36 @@ class AuditReport:
         if self.violation:
             return ("Claim refuted: the measured ε exceeds the claimed ε on this neighbouring pair — "
                     "this mechanism is not as private as its accounting says.")
+        conf = f"{100 * self.confidence:.0f} %" if self.confidence else "95 %"
         return ("Consistent with the claim. (An audit can refute a privacy claim, never prove it: "
-                "ε̂ is a lower bound on the true ε for this one pair.)")
+                f"ε̂ is a lower bound on the true ε for this one pair at {conf} confidence.)")
 
     def attacker_lines(self) -> list[str]:
-        """The claimed, exact and measured ε in an attacker's terms (:func:`dpexplore.core.risk.attacker_view`):
-        the best membership-inference advantage and the belief reachable from priors 1/2 and 1/100."""
+        """The claimed, exact and measured ε in an attacker's terms (:func:`dpexplore.core.risk.attacker_view`).
+
+        Every number is a bound ("at most"): the best advantage of any attacker guessing which of the two
+        neighbouring inputs was used, and the belief reachable from priors 1/2 and 1/100. For ε̂ the line
+        says what it proves — the claim cannot promise better than the bound at ε̂ — and, beside it, the
+        advantage the audit's own test actually reached."""
         from dpexplore.core.risk import attacker_view
 
+        d = min(max(self.delta, 0.0), 0.999)
         out = []
-        for label, eps in (("claimed ε promises", self.claimed_epsilon), ("exact ε promises", self.exact_epsilon),
-                           ("measured ε̂: no promise better than", self.epsilon_lower)):
+        for label, eps in (("claimed ε promises", self.claimed_epsilon), ("exact ε promises", self.exact_epsilon)):
             if eps is None or (isinstance(eps, float) and math.isnan(eps)) or eps < 0:
                 continue
-            out.append(f"{label}: {attacker_view(eps, min(max(self.delta, 0.0), 0.999)).sentence()}")
+            out.append(f"{label}: {attacker_view(eps, d).sentence()}")
+        lo = self.epsilon_lower
+        if lo is not None and not (isinstance(lo, float) and math.isnan(lo)) and lo >= 0:
+            conf = f"{100 * self.confidence:.0f} %" if self.confidence else "95 %"
+            v = attacker_view(lo, d)
+            line = (f"measured ε̂ = {lo:.3g} (at {conf} confidence the true ε is at least this): the claim cannot "
+                    f"promise better than “advantage at most {v.advantage:.2f}, 1 in 100 → at most "
+                    f"{_pct(v.posterior_hundredth)}”")
+            if self.test_advantage is not None and math.isfinite(self.test_advantage):
+                line += (f"; the audit's own test reached advantage {self.test_advantage:.3f} (right "
+                         f"{_pct(0.5 * (1 + self.test_advantage), fine=True)} of the time on its held-out runs)")
+            out.append(line)
         return out
 
     def attacker_html(self) -> str:
@@ -91,8 +112,10 @@ class AuditReport:
         if not lines:
             return "—"
         return ("<div class='dpx-audit-attacker'>" + "<br>".join(html.escape(t) for t in lines)
-                + "<br><span style='color:#777'>(posteriors from ε alone; δ is the small chance they fail)</span>"
-                "</div>")
+                + "<br><span style='color:#777'>(bounds, not outcomes: no attacker does better on average. With "
+                "δ > 0 the posteriors from ε alone can fail on outputs whose privacy loss exceeds ε; δ bounds "
+                "the excess mass P(S) − e<sup>ε</sup>·P′(S), not how likely those outputs are — the line says "
+                "what holds except with a stated probability.)</span></div>")
 
     def to_html(self) -> str:
         def fmt(x: float | None) -> str:
@@ -105,8 +128,10 @@ class AuditReport:
             ("Neighbouring inputs", html.escape(self.neighbours)),
             ("Claimed ε (accounting)", f"{fmt(self.claimed_epsilon)} at δ = {self.delta:.2g}"),
             ("Exact ε of this pair", fmt(self.exact_epsilon)),
-            ("Measured lower bound ε̂", fmt(self.epsilon_lower)
+            ("Measured lower bound ε̂, with its confidence", fmt(self.epsilon_lower)
              + (f" at {100 * self.confidence:.0f}% confidence" if self.confidence else "")),
+            ("Advantage the audit's test reached", "—" if self.test_advantage is None
+             else f"{self.test_advantage:.3f} (TPR − FPR on the held-out runs; measured, not a bound)"),
             ("What it means to an attacker", self.attacker_html()),
             ("Runs per input", f"{self.runs:,}" if self.runs else "—"),
             ("Time", f"{self.seconds:.1f} s"),
@@ -116,6 +141,12 @@ class AuditReport:
         return (f"<table style='font-size:0.92em'>{table}</table>"
                 f"<div class='dpx-audit-verdict' style='margin-top:4px;color:{color};font-weight:600'>"
                 f"{html.escape(self.verdict())}</div>")
+
+
+def _pct(x: float, *, fine: bool = False) -> str:
+    if fine:
+        return f"{100 * x:.4g}%"
+    return "100%" if x >= 0.9995 else (f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%")
 
 
 class AuditPanel(widgets.VBox):

@@ -19,6 +19,7 @@ from dpexplore.basics import experiments as X
 from dpexplore.basics import theory as T
 from dpexplore.basics.audit import audit_release
 from dpexplore.core.randomized_response import flip_probability
+from dpexplore.core.risk import loss_tail_bound
 
 from . import figures as F
 from .audit import AuditReport
@@ -71,7 +72,7 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
                                  name=f"{series}: {RUNS:,} simulated releases (measured)"))
     ratio = math.exp(p["epsilon"])
     tail = (" everywhere" if mech != "gaussian" else
-            " except far out in the tails — the small probability δ pays for that")
+            " except far out in the tails (there: P<sub>A</sub>(S) ≤ e<sup>ε</sup>·P<sub>B</sub>(S) + δ)")
     F.add_note(fig, f"{NAMES[mech]}, ε = {p['epsilon']:.3g}: the curves differ by at most a factor "
                     f"e<sup>ε</sup> = {ratio:.3g}{tail}.<br>{_sd_text(mech, p)}")
     # the house legend below the plot: inside it, beside the controls' sidebar, it covered B's peak
@@ -81,7 +82,11 @@ def picture_figure(hist, mech: str, p: Mapping[str, Any]) -> go.Figure:
 
 
 def loss_figure(tail, mech: str, p: Mapping[str, Any]) -> go.Figure:
-    """P(privacy loss > t): exact and measured, with the line t = ε."""
+    """P(privacy loss > t): exact and measured, with the line t = ε and P(loss > ε) printed beside δ.
+
+    For the Gaussian mechanism the figure also draws what (ε, δ) alone guarantees about the loss:
+    P(L > t) ≤ δ/(1 − e^{ε − t}) for t > ε (:func:`dpexplore.core.risk.loss_tail_bound`).
+    """
     t = np.asarray(tail.grid, dtype=float)
     fig = F.base_figure(f"{NAMES[mech]}: how much one output can reveal (the privacy loss)",
                         "privacy loss t = ln(p<sub>A</sub>(output) / p<sub>B</sub>(output))",
@@ -94,8 +99,16 @@ def loss_figure(tail, mech: str, p: Mapping[str, Any]) -> go.Figure:
     fig.add_vline(x=p["epsilon"], line={"color": "#444", "dash": "dash", "width": 1})
     above = float(T.privacy_loss_survival(mech, p["epsilon"], epsilon=p["epsilon"], delta=p["delta"],
                                           sensitivity=p["sensitivity"], count=X.true_count(p["n"]), n=p["n"]))
-    why = "<br>(never, for an ε-DP mechanism)" if mech != "gaussian" else "<br>(rare: the price of δ)"
-    fig.add_annotation(text=f"dashed line: t = ε = {p['epsilon']:.3g}<br>outputs with a loss above ε: {above:.2g}{why}",
+    d_claim = p["delta"] if mech == "gaussian" else 0.0
+    if mech == "gaussian":
+        beyond = t[t > p["epsilon"]]
+        F.add_theory(fig, beyond, loss_tail_bound(p["epsilon"], d_claim, beyond),
+                     name="(ε, δ) alone: P(loss > t) ≤ δ/(1 − e^(ε − t))", kind="bound", color=F.COLORS[3])
+        why = (f" = {above / d_claim:.3g}·δ, δ = {d_claim:.2g}<br>δ bounds P<sub>A</sub>(S) − e<sup>ε</sup>·"
+               "P<sub>B</sub>(S), not how often the loss exceeds ε")
+    else:
+        why = f", δ = {d_claim:g}<br>(an ε-DP mechanism: the loss never exceeds ε)"
+    fig.add_annotation(text=f"dashed line: t = ε = {p['epsilon']:.3g}<br>P(loss > ε) = {above:.3g}{why}",
                        xref="paper", yref="paper", x=0.99, y=0.45, xanchor="right", yanchor="middle", showarrow=False,
                        align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     fig.update_layout(legend=LEGEND_INSIDE)
@@ -162,8 +175,9 @@ class CountingQueryDashboard(Dashboard):
     """Start here, page 1: randomized response, the Laplace and the Gaussian mechanism on one count."""
 
     title = "Start here 1 · One count, released privately"
-    intro = ("n people, 30 % answer <b>yes</b>. We publish how many said yes — with noise, so that nobody can tell "
-             "<i>your</i> answer from it. Small ε = more noise = more privacy.")
+    intro = ("n people, 30 % answer <b>yes</b>. We publish how many said yes — with noise, so that the result "
+             "reveals little more about <i>your</i> answer than the world knew without it. Small ε = more noise "
+             "= more privacy.")
     paper = ("Dwork, McSherry, Nissim, Smith (2006), <i>Calibrating noise to sensitivity</i>; Warner (1965), "
              "<i>Randomized response</i>; Balle &amp; Wang (2018), analytic Gaussian mechanism.")
     controls = [
@@ -182,11 +196,12 @@ class CountingQueryDashboard(Dashboard):
         Panel("picture", "1. Two neighbouring data sets",
               depends_on=("mechanism", "epsilon", "delta", "n", "sensitivity", "seed"),
               caption="Blue: what gets published from data set A; orange: from B, one person's answer changed. "
-                      "Overlap means nobody can tell A from B."),
+                      "The more they overlap, the less better than a coin any guess “A or B?” can be."),
         Panel("loss", "2. Privacy loss",
               depends_on=("mechanism", "epsilon", "delta", "n", "sensitivity", "seed"),
               caption="For an output you see, the privacy loss is the log of how much more likely it is under A "
-                      "than under B. ε-DP means: the loss never goes above ε."),
+                      "than under B. ε-DP means: the loss never goes above ε. The Gaussian's loss does, with the "
+                      "probability printed beside δ."),
         Panel("error", "3. Error",
               depends_on=("delta", "n", "sensitivity", "seed"),
               caption="Every ε on the x-axis (the dotted line is the slider). Lines are the formulas, points are "
@@ -228,7 +243,8 @@ class CountingQueryDashboard(Dashboard):
 
     audit_description = (
         "Audits the chosen mechanism on the pair of data sets of panel 1 (one person's answer changed): the "
-        "published value itself is the test statistic (the best one here), ε̂ is a Clopper–Pearson lower bound. "
+        "published value itself is the test statistic (the best one here), ε̂ is a Clopper–Pearson lower bound "
+        "at 95 % confidence. "
         "The broken variant adds half the noise (randomized response: flips as for 2ε) but claims the same ε.")
     audit_runs = (20_000, 200_000)
 
@@ -245,4 +261,5 @@ def pair_audit_report(res) -> AuditReport:
                        delta=res.delta, exact_epsilon=res.exact_epsilon,
                        epsilon_lower=None if st is None or st.cancelled else st.epsilon_lower,
                        confidence=None if st is None else st.confidence, runs=0 if st is None else st.runs,
-                       seconds=0.0 if st is None else st.seconds, cancelled=res.cancelled)
+                       seconds=0.0 if st is None else st.seconds, cancelled=res.cancelled,
+                       test_advantage=None if st is None or st.cancelled else st.advantage)

@@ -24,7 +24,8 @@ from .dashboard import Dashboard, Panel
 
 __all__ = ["CompositionDashboard", "split_figure", "total_figure"]
 
-ACC_NAMES = {"basic": "basic: add the ε's", "advanced": "advanced composition (Dwork–Rothblum–Vadhan)",
+ACC_NAMES = {"basic": "basic: add the ε's (Gaussian: each re-read at δ/k)",
+             "advanced": "advanced composition (Dwork–Rothblum–Vadhan)",
              "zcdp": "zCDP (Bun–Steinke)", "rdp": "Rényi DP (dp-accounting)",
              "pld": "privacy-loss distribution (dp-accounting)", "exact": "exact (k Gaussians = √k·μ-GDP)"}
 ACC_COLORS = {"basic": F.COLORS[1], "advanced": F.COLORS[4], "zcdp": F.COLORS[3], "rdp": F.COLORS[5],
@@ -34,7 +35,7 @@ MECH_NAMES = {"laplace": "Laplace", "gaussian": "Gaussian"}
 
 
 def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) -> go.Figure:
-    """Total ε at δ after k releases, per accountant, and the audited lower bound ε̂."""
+    """Total ε at δ after k releases, per accountant, and the audited lower bound ε̂ (95 % confidence)."""
     ks = np.asarray(audit.grid, dtype=float)
     mech = p["mechanism"]
     fig = F.base_figure("", "number of releases k (log scale)", "total ε (log scale)", log_x=True, log_y=True,
@@ -56,7 +57,8 @@ def total_figure(totals: Mapping[str, np.ndarray], audit, p: Mapping[str, Any]) 
     parts = [f"{a} {totals[a][j]:.3g}" for a in totals if np.isfinite(totals[a][j])]
     head = f"{MECH_NAMES[mech]}, ε = {p['epsilon']:.3g} per release, total δ = {p['delta']:.1g}"
     fig.add_annotation(text=f"{head}<br>k = {int(ks[j])} (nearest the slider): " + ", ".join(parts)
-                            + f"<br>audit: ε̂ ≥ {lo[j]:.3g}",
+                            + f"<br>{_regime_text(mech, p['epsilon'], p['delta'], int(ks[j]))}"
+                            + f"<br>audit: ε̂ ≥ {lo[j]:.3g} at 95 % confidence",
                        xref="paper", yref="paper", x=0.99, y=0.02, xanchor="right", yanchor="bottom", showarrow=False,
                        align="right", font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.85)")
     return fig
@@ -97,8 +99,8 @@ class CompositionDashboard(Dashboard):
     panels = [
         Panel("total", "1. The total ε of k releases",
               depends_on=("mechanism", "epsilon", "delta", "k", "seed"),
-              caption="Each curve is a guarantee (an upper bound); the black triangles an audit (a lower bound). "
-                      "The true total lies between."),
+              caption="Each curve is a guarantee (an upper bound); the black triangles an audit (a lower bound "
+                      "at 95 % confidence). The true total lies between, at that confidence."),
         Panel("split", "2. Budget splitting",
               depends_on=("mechanism", "epsilon", "delta", "k"),
               caption="Now ε is a total budget for k answers. The better the accountant, the less noise each "
@@ -139,8 +141,8 @@ class CompositionDashboard(Dashboard):
     audit_description = (
         "Audits k releases at the current settings: the k outputs on data set A and on B (one answer changed) are "
         "summarised by the best test statistic (their sum for Gaussian noise, the summed privacy loss for Laplace "
-        "noise); ε̂ is a Clopper–Pearson lower bound. The claim is the tightest guarantee of panel 1 (PLD; exact "
-        "for Gaussian). The broken variant adds half the noise to every release.")
+        "noise); ε̂ is a Clopper–Pearson lower bound at 95 % confidence. The claim is the tightest guarantee of "
+        "panel 1 (PLD; exact for Gaussian). The broken variant adds half the noise to every release.")
     audit_runs = (20_000, 200_000)
 
     def audit_report(self, p, *, broken, runs, rng, progress) -> AuditReport:
@@ -156,6 +158,19 @@ class CompositionDashboard(Dashboard):
                            neighbours="one person's answer no → yes, in all k releases", claimed_epsilon=claimed,
                            delta=d, exact_epsilon=exact, epsilon_lower=float(res.values[0, 0, 0]), confidence=0.95,
                            runs=runs)
+
+
+def _regime_text(mech: str, eps: float, d: float, k: int) -> str:
+    """Advanced composition's two terms at k, and the k where the √k shape gives way to the linear one."""
+    from dpexplore.core.gaussian import gaussian_sigma, gdp_epsilon
+
+    e1, slack = (eps, d) if mech == "laplace" else (gdp_epsilon(1.0 / gaussian_sigma(eps, d, 1.0), d / (2 * k)), d / 2)
+    k_sqrt, k_beat = T.advanced_composition_regimes(e1, slack)
+    root, lin = e1 * np.sqrt(2 * k * np.log(1 / slack)), k * e1 * np.expm1(e1)
+    beat = "never (ε ≥ ln 2)" if not np.isfinite(k_beat) else f"for k > {k_beat:.3g}"
+    per = "" if mech == "laplace" else f" (ε = {e1:.3g}: one release at δ/(2k))"
+    return (f"advanced{per} = ε√(2k ln(1/δ′)) + kε(e<sup>ε</sup> − 1) = {root:.3g} + {lin:.3g}: grows like √k for "
+            f"k < {k_sqrt:.3g}, like k beyond; beats kε {beat}")
 
 
 def _half_noise_eps(eps: float, d: float) -> float:

@@ -357,7 +357,8 @@ class QuadraticPerturbationDashboard(Dashboard):
         return AuditReport(mechanism=res.mechanism, neighbours=res.neighbours, claimed_epsilon=res.claimed_epsilon,
                            delta=res.delta, exact_epsilon=res.exact_epsilon,
                            epsilon_lower=None if st.cancelled else st.epsilon_lower, confidence=st.confidence,
-                           runs=runs, seconds=st.seconds, cancelled=st.cancelled)
+                           runs=runs, seconds=st.seconds, cancelled=st.cancelled,
+                           test_advantage=None if st.cancelled else st.advantage)
 
     # ------------------------------------------------------------------------------------------
     def reproduce(self, params: Mapping[str, Any]) -> str:

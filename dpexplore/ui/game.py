@@ -3,7 +3,8 @@
 A kit piece any dashboard can place next to a panel: the page shows the output of the current round,
 the student presses "data set A" or "data set B", the box says whether that was right and calls
 ``on_change`` (the dashboard redraws the panel that plots the score). The game itself (secrets, outputs,
-score, Clopper–Pearson interval) lives in :mod:`dpexplore.basics.game`; this module only draws it.
+score, and its interval that stays valid when checked after every round) lives in
+:mod:`dpexplore.basics.game`; this module only draws it.
 """
 
 from __future__ import annotations
@@ -86,12 +87,15 @@ class AttackerGameBox(widgets.VBox):
         s = g.score()
         done = g.finished
         self.button_a.disabled = self.button_b.disabled = done
+        evidence = (" <b>Your whole interval lies above the bound:</b> strong evidence that this mechanism is less "
+                    "private than it claims (an honest mechanism shows this in at most 1 of 40 games, however often "
+                    "you look)." if s.beats_bound else "")
         if done:
             self.text.value = (f"<div style='{_BOX_STYLE}'><b>Game over:</b> {s.successes} of {s.rounds} right "
-                               f"({s.rate:.0%}). The best any attacker can do is {s.bound:.0%}. "
-                               "Press <b>new game</b> to play again.</div>")
+                               f"({s.rate:.0%}). No attacker can expect to be right more than {s.bound:.0%} of the "
+                               f"time.{evidence} Press <b>new game</b> to play again.</div>")
             return
         out = html.escape(self._describe(g.output()))
         self.text.value = (f"<div style='{_BOX_STYLE}'><b>Round {g.played + 1} of {g.rounds}.</b> The page "
                            f"published: <b style='font-size:1.2em'>{out}</b>. Which data set was it? "
-                           f"(so far {s.successes} of {s.rounds} right)</div>")
+                           f"(so far {s.successes} of {s.rounds} right){evidence}</div>")

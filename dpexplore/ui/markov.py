@@ -405,7 +405,8 @@ class MarkovTrajectoryDashboard(Dashboard):
         "log P(w|s̃)| over all released words w, computed exactly from the mechanism's step law (at the start of a "
         "trajectory and after any previous private state). <b>Measured:</b> the worst window is embedded in two "
         "long trajectories (min(T, 200) steps) simulated from the chain; the mechanism's sampler runs on each, and the "
-        "exact likelihood ratio of the released words is the test statistic; ε̂ is a Clopper–Pearson lower bound. "
+        "exact likelihood ratio of the released words is the test statistic; ε̂ is a Clopper–Pearson lower bound "
+        "at 95 % confidence. "
         "When ρ is below every distance between two states no two different trajectories are ρ-adjacent, so the "
         "claim ε is trivially true; the audit then checks the proof's distance-scaled claim ε·D/ρ on single-state "
         "pairs instead (the claimed ε shown is that). Broken variants: Mechanism 1 with acceptance exp((ε/ρ)(u − u*)) "
@@ -442,7 +443,8 @@ class MarkovTrajectoryDashboard(Dashboard):
         return AuditReport(mechanism=label, neighbours=neighbours, claimed_epsilon=res.claimed_epsilon, delta=0.0,
                            exact_epsilon=res.exact.epsilon,
                            epsilon_lower=None if st.cancelled else st.epsilon_lower,
-                           confidence=st.confidence, runs=st.runs, seconds=res.seconds, cancelled=st.cancelled)
+                           confidence=st.confidence, runs=st.runs, seconds=res.seconds, cancelled=st.cancelled,
+                           test_advantage=None if st.cancelled else st.advantage)
 
     def reproduce(self, p: Mapping[str, Any]) -> str:
         """The exact (not simulated) numbers: pair-chain analyses of both mechanisms (panels 2–4)."""

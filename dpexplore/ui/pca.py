@@ -278,7 +278,8 @@ class PrivatePCADashboard(Dashboard):
         "Auditing a whole T-step run would be far weaker. <b>Worst-case pair:</b> the data A and A plus one row "
         "√θ·x<sub>t</sub> — its contribution ‖a‖·|⟨a, x<sub>t</sub>⟩| is exactly θ<sub>t</sub>, the largest the "
         "filter lets through. <b>Test:</b> the projection of the released A<sup>T</sup>Ax + noise on x<sub>t</sub> "
-        "(the likelihood ratio), run many times per input; ε̂ is a Clopper–Pearson lower bound. The SVT choice is "
+        "(the likelihood ratio), run many times per input; ε̂ is a Clopper–Pearson lower bound at 95 % confidence. "
+        "The SVT choice is "
         "audited exactly (its output is a grid index); Analyze Gauss on its released matrix with an axis-vector row. "
         "The broken power-step and Analyze Gauss variants halve the Gaussian noise while claiming the same ε; the "
         "broken SVT choice adds no noise to the counts (a catalogued SVT mistake: Lyu, Su & Li 2017, Alg. 5) and "
@@ -335,7 +336,8 @@ class PrivatePCADashboard(Dashboard):
         return AuditReport(mechanism=f"{res.mechanism} — {res.scope}", neighbours=res.neighbours,
                            claimed_epsilon=res.claimed_epsilon, delta=res.delta, exact_epsilon=res.exact_epsilon,
                            epsilon_lower=None if st.cancelled else st.epsilon_lower, confidence=st.confidence,
-                           runs=runs, seconds=st.seconds, cancelled=st.cancelled)
+                           runs=runs, seconds=st.seconds, cancelled=st.cancelled,
+                           test_advantage=None if st.cancelled else st.advantage)
 
     # -- reproduce -----------------------------------------------------------------------------
     def reproduce(self, p: Mapping[str, Any]) -> str:

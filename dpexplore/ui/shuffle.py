@@ -501,7 +501,8 @@ class ShuffleAsymptoticsDashboard(Dashboard):
                         f"to 1; claim = FMT23 numerical bound.{note}"),
             claimed_epsilon=ex.claimed_epsilon if ex.claimed_epsilon is not None else math.inf, delta=d,
             exact_epsilon=ex.epsilon, epsilon_lower=None if st.cancelled else st.epsilon_lower,
-            confidence=st.confidence, runs=st.runs, seconds=st.seconds, cancelled=st.cancelled)
+            confidence=st.confidence, runs=st.runs, seconds=st.seconds, cancelled=st.cancelled,
+            test_advantage=None if st.cancelled else st.advantage)
 
     # -- reproduce ------------------------------------------------------------------------------
     def reproduce(self, params: Mapping[str, Any]) -> str:

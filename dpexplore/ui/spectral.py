@@ -485,7 +485,8 @@ def audit_report_from(res: SpectralAudit) -> AuditReport:
     return AuditReport(mechanism=res.mechanism, neighbours=res.neighbours, claimed_epsilon=res.claimed_epsilon,
                        delta=res.delta, exact_epsilon=res.exact_epsilon, epsilon_lower=res.epsilon_lower,
                        confidence=None if st is None else st.confidence, runs=0 if st is None else st.runs,
-                       seconds=seconds, cancelled=res.cancelled)
+                       seconds=seconds, cancelled=res.cancelled,
+                       test_advantage=None if st is None or st.cancelled else st.advantage)
 
 
 def k_cols(p: Mapping[str, Any]) -> int:

@@ -21,9 +21,11 @@ def _report(**kw):
 def test_attacker_line_for_claimed_exact_and_measured_epsilon():
     text = html.unescape(_report().to_html())
     assert "What it means to an attacker" in text
-    for label, eps in (("claimed ε promises", 1.0), ("exact ε promises", 1.0),
-                       ("measured ε̂: no promise better than", 0.5)):
+    for label, eps in (("claimed ε promises", 1.0), ("exact ε promises", 1.0)):
         assert f"{label}: {attacker_view(eps, 1e-5).sentence()}" in text
+    # ε̂ (issue 37 item 3): what it proves, at its confidence, as a bound ("at most")
+    assert ("measured ε̂ = 0.5 (at 95 % confidence the true ε is at least this): the claim cannot promise better "
+            f"than “advantage at most {advantage_bound(0.5, 1e-5):.2f}") in text
     v = attacker_view(0.5, 1e-5)
     assert v.advantage == pytest.approx(advantage_bound(0.5, 1e-5))
     assert v.posterior_half == pytest.approx(posterior_bound(0.5, 0.5))
@@ -34,7 +36,7 @@ def test_attacker_line_skips_missing_numbers_and_handles_infinity():
     lines = _report(exact_epsilon=None, epsilon_lower=math.nan).attacker_lines()
     assert len(lines) == 1 and lines[0].startswith("claimed ε promises")
     lines = _report(exact_epsilon=math.inf).attacker_lines()
-    assert "advantage 1.00" in lines[1] and "at most 100%" in lines[1]
+    assert "advantage at most 1.00" in lines[1] and "at most 100%" in lines[1]
 
 
 def test_the_audit_panel_every_dashboard_uses_shows_the_line():
@@ -43,7 +45,7 @@ def test_the_audit_panel_every_dashboard_uses_shows_the_line():
                        description="", seed=lambda: 0)
     panel.start(wait=True)
     assert "What it means to an attacker" in panel.result.value
-    assert html.escape(attacker_view(0.5, 1e-5).sentence()) in panel.result.value
+    assert html.escape(attacker_view(1.0, 1e-5).sentence()) in panel.result.value
 
 
 @pytest.mark.slow
