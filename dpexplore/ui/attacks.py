@@ -264,8 +264,8 @@ class AttacksDashboard(Dashboard):
     audit_description = (
         "Audits the m noisy counts (Laplace at the page's total ε, or Gaussian when that is chosen; bounded noise "
         "claims no ε, so its audit uses Laplace) on the worst pair: the person in the most queries, bit 0 vs 1. "
-        "The test is the likelihood ratio of that person's counts; ε̂ is a Clopper–Pearson lower bound. The broken "
-        "variant gives each count the whole ε instead of ε/m.")
+        "The test is the likelihood ratio of that person's counts; ε̂ is a lower bound on the true ε at 95 % "
+        "confidence (Clopper–Pearson). The broken variant gives each count the whole ε instead of ε/m.")
     audit_runs = (20_000, 200_000)
 
     def audit_report(self, p, *, broken, runs, rng, progress) -> AuditReport:
