@@ -8,7 +8,8 @@ T ∈ {10, 100, 1000}, δ = 1e-6.
 Table 2 — binary RR's certified worst case (branch and bound, width ≤ 1e-3) vs FMT21 numerical, n = 1e6,
 1e7, timed side by side (median of 3).
 
-Run: python benchmarks/bench_shuffle_compose.py [--quick]  (--quick: n ≤ 1e5 and T ≤ 100 in table 1).
+Run: python benchmarks/bench_shuffle_compose.py [--quick] [--only "binary RR"]  (--quick: n ≤ 1e5 and T ≤ 100 in
+table 1; --only NAME: table 1's rows of that randomizer only, no table 2 — to regenerate the rows a change touched).
 Timings on a shared machine vary; ratios are measured in the same run.
 """
 
@@ -46,12 +47,14 @@ def fmt21_composed(e0: float, n: int, T: int, delta: float, disc: float) -> floa
     return min(_compose._compose(pmf, min(1.0, inf + out), disc, T, delta, True)[1], T * e0)
 
 
-def compose_table(quick: bool) -> None:
+def compose_table(quick: bool, only: str | None = None) -> None:
     delta = 1e-6
     rows = []
     ns = (10**4, 10**5) if quick else (10**4, 10**5, 10**6, 10**7)
     Ts = (10, 100) if quick else (10, 100, 1000)
     for name, make in (("3-RR", lambda e: k_rr(e, 3)), ("16-RR", lambda e: k_rr(e, 16)), ("binary RR", binary_rr)):
+        if only is not None and name != only:
+            continue
         for e0 in (0.5, 1.0, 2.0, 4.0):
             for n in ns:
                 for T in Ts:
@@ -65,14 +68,15 @@ def compose_table(quick: bool) -> None:
                     print(" | ".join(map(str, rows[-1])), flush=True)
     print("\n## compose_rounds: certified [lower, upper] for T rounds (δ = 1e-6)\n")
     print("upper = the exact privacy blanket with M revealed (binary RR: FMT23's clone pair), lower = the "
-          "third-symbol pair (binary RR: the canonical pair); FMT21 = composing FMT21's clone pair on the same "
+          "third-symbol pair (binary RR: the canonical pair, the larger of its two directions); "
+          "FMT21 = composing FMT21's clone pair on the same "
           "grid; time = median of 3 calls (s).\n")
     print(table(["randomizer", "ε0", "n", "T", "lower", "upper", "upper/lower", "time (s)", "FMT21 composed",
                  "FMT21/upper", "Δ", "capped"], rows))
-    k_rr_ratios = [float(r[6]) for r in rows if r[0] != "binary RR"]
-    b_ratios = [float(r[6]) for r in rows if r[0] == "binary RR"]
-    print(f"\nk-RR rows: upper/lower max {max(k_rr_ratios):.4f}, median {np.median(k_rr_ratios):.4f}; "
-          f"binary RR rows: max {max(b_ratios):.4f}, median {np.median(b_ratios):.4f}")
+    for label, sel in (("k-RR", [float(r[6]) for r in rows if r[0] != "binary RR"]),
+                       ("binary RR", [float(r[6]) for r in rows if r[0] == "binary RR"])):
+        if sel:
+            print(f"\n{label} rows: upper/lower max {max(sel):.4f}, median {np.median(sel):.4f}")
 
 
 def binary_worst_table() -> None:
@@ -100,10 +104,11 @@ def binary_worst_table() -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     print(machine_line())
     t0 = time.perf_counter()
-    compose_table(quick)
-    if not quick:
+    compose_table(quick, only)
+    if not quick and only is None:
         binary_worst_table()
     print(f"\n(total {time.perf_counter() - t0:.0f} s) " + machine_line("at end"))
 
