@@ -9,7 +9,8 @@ Table 2 — binary RR's certified worst case (branch and bound, width ≤ 1e-3) 
 1e7, timed side by side (median of 3).
 
 Run: python benchmarks/bench_shuffle_compose.py [--quick] [--only "binary RR"]  (--quick: n ≤ 1e5 and T ≤ 100 in
-table 1; --only NAME: table 1's rows of that randomizer only, no table 2 — to regenerate the rows a change touched).
+table 1; --only NAME: table 1's rows of that randomizer only, no table 2 — to regenerate the rows a change touched;
+--no-timing: one call per row, the time column left empty — for a machine too loaded for timings to mean anything).
 Timings on a shared machine vary; ratios are measured in the same run.
 """
 
@@ -47,7 +48,7 @@ def fmt21_composed(e0: float, n: int, T: int, delta: float, disc: float) -> floa
     return min(_compose._compose(pmf, min(1.0, inf + out), disc, T, delta, True)[1], T * e0)
 
 
-def compose_table(quick: bool, only: str | None = None) -> None:
+def compose_table(quick: bool, only: str | None = None, timing: bool = True) -> None:
     delta = 1e-6
     rows = []
     ns = (10**4, 10**5) if quick else (10**4, 10**5, 10**6, 10**7)
@@ -60,10 +61,11 @@ def compose_table(quick: bool, only: str | None = None) -> None:
                 for T in Ts:
                     R = make(e0)
                     c = compose_rounds(R, n, T, delta)
-                    t = median_time(lambda R=R, n=n, T=T: compose_rounds(R, n, T, delta), repeat=3)
+                    t = median_time(lambda R=R, n=n, T=T: compose_rounds(R, n, T, delta), repeat=3) if timing else None
                     f21 = fmt21_composed(e0, n, T, delta, c.discretization)
                     rows.append([name, f"{e0:g}", f"{n:.0e}", T, f"{c.lower:.5g}", f"{c.epsilon:.5g}",
-                                 f"{c.ratio:.4f}", f"{t:.2f}", f"{f21:.5g}", f"{f21 / c.epsilon:.2f}",
+                                 f"{c.ratio:.4f}", "" if t is None else f"{t:.2f}", f"{f21:.5g}",
+                                 f"{f21 / c.epsilon:.2f}",
                                  f"{c.discretization:.1e}", "yes" if c.capped else ""])
                     print(" | ".join(map(str, rows[-1])), flush=True)
     print("\n## compose_rounds: certified [lower, upper] for T rounds (δ = 1e-6)\n")
@@ -107,7 +109,7 @@ def main() -> None:
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     print(machine_line())
     t0 = time.perf_counter()
-    compose_table(quick, only)
+    compose_table(quick, only, timing="--no-timing" not in sys.argv)
     if not quick and only is None:
         binary_worst_table()
     print(f"\n(total {time.perf_counter() - t0:.0f} s) " + machine_line("at end"))
