@@ -26,7 +26,8 @@ What CI runs and what only ``DPEXPLORE_QUOTED_SEEDS=all`` runs
   seed 0 only: seed 0's value must lie in the quoted range, which does not check the range's ends, and their
   coverage is not tested in CI.
 * ``DPEXPLORE_QUOTED_SEEDS=all``: every group at seeds 0–9 (tight) and every range's coverage claim on
-  ``DPEXPLORE_QUOTED_FRESH`` fresh seeds (default 20: seeds 100–119) — about 20 CPU minutes.
+  ``DPEXPLORE_QUOTED_FRESH`` fresh seeds (default 20: seeds 100–119) — about 25 CPU minutes (estimated from
+  per-seed CPU times of ≈ 50 s over all groups; not yet run end to end).
 
 Not recomputed here (too expensive for the CI budget; qualitative in the text): notebook 01's two-hub audits (the
 text says ε̂ ≤ 1 / ε̂ > 1; tests/spectral/test_audit.py checks that at one seed), notebook 01's "7 of seeds 0–140"
