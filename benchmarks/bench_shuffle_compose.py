@@ -8,7 +8,9 @@ T ∈ {10, 100, 1000}, δ = 1e-6.
 Table 2 — binary RR's certified worst case (branch and bound, width ≤ 1e-3) vs FMT21 numerical, n = 1e6,
 1e7, timed side by side (median of 3).
 
-Run: python benchmarks/bench_shuffle_compose.py [--quick]  (--quick: n ≤ 1e5 and T ≤ 100 in table 1).
+Run: python benchmarks/bench_shuffle_compose.py [--quick] [--only "binary RR"]  (--quick: n ≤ 1e5 and T ≤ 100 in
+table 1; --only NAME: table 1's rows of that randomizer only, no table 2 — to regenerate the rows a change touched;
+--no-timing: one call per row, the time column left empty — for a machine too loaded for timings to mean anything).
 Timings on a shared machine vary; ratios are measured in the same run.
 """
 
@@ -46,33 +48,37 @@ def fmt21_composed(e0: float, n: int, T: int, delta: float, disc: float) -> floa
     return min(_compose._compose(pmf, min(1.0, inf + out), disc, T, delta, True)[1], T * e0)
 
 
-def compose_table(quick: bool) -> None:
+def compose_table(quick: bool, only: str | None = None, timing: bool = True) -> None:
     delta = 1e-6
     rows = []
     ns = (10**4, 10**5) if quick else (10**4, 10**5, 10**6, 10**7)
     Ts = (10, 100) if quick else (10, 100, 1000)
     for name, make in (("3-RR", lambda e: k_rr(e, 3)), ("16-RR", lambda e: k_rr(e, 16)), ("binary RR", binary_rr)):
+        if only is not None and name != only:
+            continue
         for e0 in (0.5, 1.0, 2.0, 4.0):
             for n in ns:
                 for T in Ts:
                     R = make(e0)
                     c = compose_rounds(R, n, T, delta)
-                    t = median_time(lambda R=R, n=n, T=T: compose_rounds(R, n, T, delta), repeat=3)
+                    t = median_time(lambda R=R, n=n, T=T: compose_rounds(R, n, T, delta), repeat=3) if timing else None
                     f21 = fmt21_composed(e0, n, T, delta, c.discretization)
                     rows.append([name, f"{e0:g}", f"{n:.0e}", T, f"{c.lower:.5g}", f"{c.epsilon:.5g}",
-                                 f"{c.ratio:.4f}", f"{t:.2f}", f"{f21:.5g}", f"{f21 / c.epsilon:.2f}",
+                                 f"{c.ratio:.4f}", "" if t is None else f"{t:.2f}", f"{f21:.5g}",
+                                 f"{f21 / c.epsilon:.2f}",
                                  f"{c.discretization:.1e}", "yes" if c.capped else ""])
                     print(" | ".join(map(str, rows[-1])), flush=True)
     print("\n## compose_rounds: certified [lower, upper] for T rounds (δ = 1e-6)\n")
     print("upper = the exact privacy blanket with M revealed (binary RR: FMT23's clone pair), lower = the "
-          "third-symbol pair (binary RR: the canonical pair); FMT21 = composing FMT21's clone pair on the same "
+          "third-symbol pair (binary RR: the canonical pair, the larger of its two directions); "
+          "FMT21 = composing FMT21's clone pair on the same "
           "grid; time = median of 3 calls (s).\n")
     print(table(["randomizer", "ε0", "n", "T", "lower", "upper", "upper/lower", "time (s)", "FMT21 composed",
                  "FMT21/upper", "Δ", "capped"], rows))
-    k_rr_ratios = [float(r[6]) for r in rows if r[0] != "binary RR"]
-    b_ratios = [float(r[6]) for r in rows if r[0] == "binary RR"]
-    print(f"\nk-RR rows: upper/lower max {max(k_rr_ratios):.4f}, median {np.median(k_rr_ratios):.4f}; "
-          f"binary RR rows: max {max(b_ratios):.4f}, median {np.median(b_ratios):.4f}")
+    for label, sel in (("k-RR", [float(r[6]) for r in rows if r[0] != "binary RR"]),
+                       ("binary RR", [float(r[6]) for r in rows if r[0] == "binary RR"])):
+        if sel:
+            print(f"\n{label} rows: upper/lower max {max(sel):.4f}, median {np.median(sel):.4f}")
 
 
 def binary_worst_table() -> None:
@@ -100,10 +106,11 @@ def binary_worst_table() -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     print(machine_line())
     t0 = time.perf_counter()
-    compose_table(quick)
-    if not quick:
+    compose_table(quick, only, timing="--no-timing" not in sys.argv)
+    if not quick and only is None:
         binary_worst_table()
     print(f"\n(total {time.perf_counter() - t0:.0f} s) " + machine_line("at end"))
 

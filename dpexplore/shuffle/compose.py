@@ -7,7 +7,8 @@ histogram. :func:`compose_rounds` returns
   privacy blanket with its count M revealed — by ``dp_accounting``'s PLD accountant with every
   privacy loss rounded **up** to the grid and every mass the windows leave out given infinite loss;
 * **lower**: the T-fold composition of an *actual* neighbouring pair (k ≥ 3: all other users at a
-  third symbol, outputs ≠ 0, 1 merged; binary RR: the canonical pair, others at 0), with every loss
+  third symbol, outputs ≠ 0, 1 merged; binary RR: the canonical pair, others at 0, composed in both
+  directions — P‖Q and Q‖P — and the larger kept), with every loss
   rounded **down** and the mass outside the windows dropped. The worst case over adaptive T-round
   interactions lies in [lower, upper].
 
@@ -54,8 +55,10 @@ Numerics (all certified in the upper end's direction)
 * Lower end: the third-symbol pair given its {0, 1}-count T is "with probability π_T the target is
   outside {0, 1} (T coins), else a target biased u/(u + v) + T − 1 coins"; a block of rows is
   replaced by (max π_T, T_b − 1 coins), which is a post-processing of every row of the block — so
-  the result is *dominated* by the actual pair (a valid lower end); binary RR: the canonical pair's
-  exact cells (:func:`dpexplore.shuffle.shuffled_pair`). Losses rounded down, mass outside the
+  the result is *dominated* by the actual pair (a valid lower end; the pair is symmetric under the
+  swap of 0 and 1, so one direction is both); binary RR: the canonical pair's exact cells
+  (:func:`dpexplore.shuffle.shuffled_pair`), which is *not* symmetric: each direction is composed and
+  the larger ε kept (each is a lower end, so their maximum is one). Losses rounded down, mass outside the
   windows dropped, ``pessimistic_estimate=False``. The two ends share Δ, so their gap is the
   pairs' gap plus ≤ T·Δ.
 """
@@ -274,11 +277,16 @@ def _third_symbol_cells(R: Randomizer, n: int, z: float):
 
 
 def _pair_cells(R: Randomizer, n: int, k: int = 0):
-    """Cells (losses, P-masses) of the exact binary-input pair k (:func:`shuffled_pair`; lost mass dropped)."""
+    """Cells of the exact binary-input pair k (:func:`shuffled_pair`; lost mass dropped), both directions.
+
+    Returns ``[(losses log P/Q, P-masses), (losses log Q/P, Q-masses)]``: the pair is not symmetric (the
+    others sit at 0), so its two directions compose to different ε (issue 37: ε0 = 4, n = 100, T = 10,
+    δ = 1e-6 gives 9.30 one way and 32.95 the other); the lower end takes the larger.
+    """
     pr = shuffled_pair(R, n, k=k, cache=False)
-    lr, p = pr._s["lr"], pr._s["p"]
-    fin = np.isfinite(lr)
-    return lr[fin], p[fin]
+    lr, p, q = pr._s["lr"], pr._s["p"], pr._s["q"]
+    fwd, rev = p > 0, q > 0  # a cell with Q = 0 (P = 0) has infinite loss forward (reverse)
+    return [(lr[fwd], p[fwd]), (-lr[rev], q[rev])]
 
 
 # -- composition ---------------------------------------------------------------------------------
@@ -304,8 +312,9 @@ def compose_rounds(randomizer: Randomizer, n: int, rounds: int, delta: float, *,
     a pair of which every round's real release is a post-processing, for every data set and every
     adaptive choice of the data sets (module docstring) — by ``dp_accounting``'s PLD accountant,
     losses rounded up, window tails at infinite loss: certified. ``lower`` composes an actual
-    neighbouring pair (k ≥ 3: others at a third symbol; binary RR: the canonical pair), losses
-    rounded down: the worst case is ≥ it. Both are capped at the trivial bound T·ε0 (``capped``).
+    neighbouring pair (k ≥ 3: others at a third symbol; binary RR: the canonical pair, the larger
+    of its two directions), losses rounded down: the worst case is ≥ it. Both are capped at the trivial
+    bound T·ε0 (``capped``).
 
     Parameters
     ----------
@@ -345,23 +354,27 @@ def compose_rounds(randomizer: Randomizer, n: int, rounds: int, delta: float, *,
     cap = T * e0
     z = _z_of(min(1e-12, 1e-4 * delta / T))  # window tails ≪ δ/T
     loss, mass, inf = _blanket_cells(e0, k, n, z)
-    if k >= 3:
-        lloss, lmass = _third_symbol_cells(R, n, z)
+    if k >= 3:  # symmetric under swapping the symbols 0 and 1: one direction is both
+        lower_dirs = [_third_symbol_cells(R, n, z)]
         lname = "third-symbol pair (others at symbol 2" + (")" if k == 3 else "; outputs ≠ 0, 1 merged)")
-    else:
-        lloss, lmass = _pair_cells(R, n)
-        lname = "canonical pair (others at 0)"
+    else:  # not symmetric: both directions (P‖Q and Q‖P), the larger of each
+        lower_dirs = _pair_cells(R, n)
+        lname = "canonical pair (others at 0), both directions"
     if disc is None:  # the loss's mean and spread set the composed ε's scale (a GDP-style estimate)
         mean = float(np.dot(loss, mass) / mass.sum())
         var = float(np.dot((loss - mean) ** 2, mass) / mass.sum())
         est = max(T * max(mean, 0.0) + gdp_epsilon_at(math.sqrt(T * var), delta), 1e-6)
         floor = (T * abs(mean) + 6.0 * math.sqrt(T * var)) / _MAX_SUPPORT  # composed PLD: ≲ 2·10⁶ grid points
         disc = float(min(1e-2, max(1e-9, floor, min(1e-4, _GRID_SHARE * min(est, cap) / T))))
-    fin, lfin = np.isfinite(loss), np.isfinite(lloss)  # infinite losses (Q = 0 cells) go to the infinite mass
+    fin = np.isfinite(loss)  # infinite losses (Q = 0 cells) go to the infinite mass
     one, comp = _compose(_to_grid(loss[fin], mass[fin], disc, upper=True), min(1.0, inf + float(mass[~fin].sum())),
                          disc, T, delta, pessimistic=True)
-    lone, lcomp = _compose(_to_grid(lloss[lfin], lmass[lfin], disc, upper=False), float(lmass[~lfin].sum()), disc,
-                           T, delta, pessimistic=False)
+    lone = lcomp = 0.0
+    for lloss, lmass in lower_dirs:  # each direction's composition is a lower end: keep the larger
+        lfin = np.isfinite(lloss)
+        o, c = _compose(_to_grid(lloss[lfin], lmass[lfin], disc, upper=False), float(lmass[~lfin].sum()), disc,
+                        T, delta, pessimistic=False)
+        lone, lcomp = max(lone, o), max(lcomp, c)
     if lcomp > comp * (1 + 1e-9) + 1e-12 or lone > one * (1 + 1e-9) + 1e-12:  # never hide a bug
         raise RuntimeError(f"internal error: the actual pair's composed ε {lcomp} (one round {lone}) exceeds the "
                            f"dominating pair's {comp} ({one})")

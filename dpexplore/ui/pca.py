@@ -93,19 +93,20 @@ class PrivatePCADashboard(Dashboard):
         Panel("vs_eps", "1. Error vs privacy ε", depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials",
                                                             "seed"),
               caption="Lower is better. On spread (low-coherence) data the adaptive method beats worst-case noisy "
-                      "power iteration (8–13× lower error at ε ≥ 5 at the defaults, at seed 0); at d = 200 it "
-                      "<i>matches</i> Analyze Gauss (within a factor 1.0–1.3 at seed 0), it does not beat it. The "
+                      "power iteration (5–18× lower error at ε ≥ 5 at the defaults); at d = 200 it "
+                      "<i>matches</i> Analyze Gauss (within a factor 0.6–1.8, either side), it does not beat it. The "
                       "dotted Thm 1.1 rate uses the noise scale the mechanism really spends (ε² → 2ρ(ε, δ), its zCDP "
                       "budget), so at large ε it falls more slowly than ε⁻² (log–log slope −1.57 over ε ≥ 5; the "
-                      "measurement's −1.57 at seed 0), and with constant 1 it lies 13–19× below "
-                      "the measured error at ε ≥ 2 at seed 0 (a rate's shape, not a bound). The grey line marks the "
-                      "ε slider."),
+                      "measurement's −1.44 to −1.81), and with constant 1 it lies 11–29× below "
+                      "the measured error at ε ≥ 2 (a rate's shape, not a bound). Ranges: lowest–highest of seeds "
+                      "0–9: a new seed lands inside about 4 times in 5. The grey line marks the ε slider."),
         Panel("vs_coherence", "2. Error vs coherence Υ at the chosen ε",
               depends_on=("epsilon", "n", "d", "kappa", "coherence", "trials", "seed"),
               caption="The adaptive advantage shrinks as the top direction concentrates on fewer rows — their "
                       "contributions approach the worst-case bound 1 — and then <b>reverses</b>: at Υ ≈ 0.25 and "
                       "ε = 100 the adaptive method is <b>worse</b> than worst-case noisy power (sin² 0.18–0.73, "
-                      "a wide spread over seeds 0–9, vs 0.13–0.16; Analyze Gauss 0.014–0.017 beats both). "
+                      "a wide spread, vs 0.13–0.16; Analyze Gauss 0.014–0.017 beats both; ranges: lowest–highest of "
+                      "seeds 0–9: a new seed lands inside about 4 times in 5). "
                       "Past Υ ≈ 1/σ1 (dotted line) those rows hit the row-norm bound, the matrix is scaled down and "
                       "every method fails. The dashed line marks the coherence slider."),
         Panel("thresholds", "3. What 'adaptive' means: the private thresholds θ_t, per iteration",

@@ -143,8 +143,8 @@ class SpectralClusteringDashboard(Dashboard):
                       "−1.54 to −1.82 with an FMT "
                       "accountant, whose claimed noise shrinks like 1/n — an extra power of n that rests on the "
                       "refuted claim. Set ε = 3 to see Analyze Gauss leave saturation: its slope (−0.65 to −0.86) "
-                      "then roughly matches shuffling's under none (−0.93 to −1.12). Ranges over seeds 0–9; the "
-                      "printed slopes use the last two n."),
+                      "then roughly matches shuffling's under none (−0.93 to −1.12). Ranges: lowest–highest of seeds "
+                      "0–9: a new seed lands inside about 4 times in 5; the printed slopes use the last two n."),
         Panel("spectrum", "3. Eigenvalue spectrum and the private estimate of k", depends_on=(*_graph, "epsilon",
                                                                                              "accountant"),
               caption="Top eigenvalues after projecting out the all-ones direction (a k-block SBM keeps k − 1 "
