@@ -19,9 +19,10 @@ FMT23, the privacy blanket, the GDP approximation, the Chernoff bound).
 * **Statistical audit** (:func:`statistical_shuffle_audit`): sample histograms of the two data
   sets in bulk, score them with the exact log-likelihood ratio log L(N), L = (1/n) Σ_y N_y
   W_1(y)/W_0(y) (the canonical-pair identity, Neyman–Pearson optimal), and convert the best
-  threshold test's error rates into a lower bound ε̂ (``dpexplore.core.audit``). It is
-  non-vacuous only for small n: at n ≳ 10³ the pair is a Gaussian shift with μ = √(χ²/n) ≪ 1
-  and no feasible number of runs resolves ε̂ > 0 at small δ — which is why exact audits matter.
+  threshold test's error rates into ε̂, a lower bound on the true ε at 95 % confidence
+  (``dpexplore.core.audit``). It is non-vacuous only for small n: at n ≳ 10³ the pair is a Gaussian
+  shift with μ = √(χ²/n) ≪ 1 and no feasible number of runs resolves ε̂ > 0 at small δ —
+  which is why exact audits matter.
 * **Broken variants** (never defaults): :func:`broken_shuffled_histogram` (the randomizer runs
   with 2ε0 but claims ε0) and :func:`broken_mixture_epsilon` (an accountant using the i.i.d.
   mixture constant I_mix at π = ½ as if it were a bound — over-optimistic, see
@@ -291,7 +292,8 @@ def statistical_shuffle_audit(
     which is the law of :func:`shuffled_histogram`'s output), scores each histogram with
     log L(N) = log((1/n) Σ_y N_y W_1(y)/W_0(y)) of the *claimed* randomizer (monotone in N_1, so
     also optimal for the broken one) and returns ``dpexplore.core.audit.audit_from_scores``'s
-    lower bound ε̂. ``progress(done, runs)`` is called per chunk; returning False cancels.
+    ε̂ (a lower bound on the true ε at 95 % confidence). ``progress(done, runs)`` is called per chunk;
+    returning False cancels.
 
     Examples
     --------
