@@ -295,7 +295,7 @@ def svt_audit_pair(spec: SVTSpec) -> WorstPair:
 
     Binary variants with noise: the worst-case family at gap 1.5 (answers within a few noise scales of T).
     The ∞ cases: their worst pair (the impossible output has probability ≈ 0.1–0.2 on the other side).
-    Noisy value: 5 queries at T vs T + Δ (the released value is part of the score).
+    Noisy value: 11 queries at T vs T + Δ (the first released value is part of the score).
 
     Examples
     --------
@@ -305,7 +305,7 @@ def svt_audit_pair(spec: SVTSpec) -> WorstPair:
     if spec.variant in ("no-query-noise", "shared-query-noise"):
         return svt_worst_pair(spec)
     if spec.variant == "noisy-value":
-        return svt_worst_pair(spec, gap=1.0)
+        return svt_worst_pair(spec, gap=1.0, below=10)
     return svt_worst_pair(spec, gap=1.5, below=2 if not spec.redraw_threshold else 1)
 
 
@@ -341,7 +341,7 @@ class SVTAudit(PairAuditMixin):
 
 def _noisy_value_scores(spec, pair, runs, g0, g1):
     k = len(pair.answers)
-    vgrid = pair.threshold + np.linspace(-12.0, 6.0, 73) * spec.query_scale
+    vgrid = pair.threshold + np.linspace(-10.0, 5.0, 31) * spec.query_scale
     tables = {}
     for j in range(1, k + 1):  # pattern ⊥^(j−1) ⊤ at query j, log-likelihood ratio q'/q as a function of v
         ans = (False,) * (j - 1) + (True,)
