@@ -341,7 +341,7 @@ class SVTAudit(PairAuditMixin):
 
 def _noisy_value_scores(spec, pair, runs, g0, g1):
     k = len(pair.answers)
-    vgrid = pair.threshold + np.linspace(-10.0, 5.0, 31) * spec.query_scale
+    vgrid = pair.threshold + np.linspace(-10.0, 5.0, 16) * spec.query_scale
     tables = {}
     for j in range(1, k + 1):  # pattern ⊥^(j−1) ⊤ at query j, log-likelihood ratio q'/q as a function of v
         ans = (False,) * (j - 1) + (True,)

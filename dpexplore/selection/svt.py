@@ -400,16 +400,18 @@ def _log_cdf(x: np.ndarray, b: float) -> np.ndarray:
 def _log_integral(logfun, kinks: np.ndarray, scale_min: float, scale_max: float, upper: float = math.inf,
                   max_pieces: int = 20_000) -> float:
     """log ∫_{−∞}^{upper} exp(logfun(w)) dw for a log-integrand smooth between ``kinks``, decaying
-    exponentially (rate ≥ 1/scale_max) outside them. Gauss–Legendre (48 nodes) on pieces of width ≤ scale_min/2
-    between the kinks, over kinks ± 80·scale_max (the integrand beyond is below e^(−80) of its value at the edge)."""
+    exponentially (rate ≥ 1/scale_max) outside them. Gauss–Legendre (48 nodes) on pieces of width ≤ 2·scale_min
+    between the kinks (on each piece the integrand is a product of exponentials and of 1 − ½e^(−x/b), entire and
+    varying by at most a factor e^(2·#factors) across it: the rule's error is far below double rounding), over
+    kinks ± 80·scale_max (the integrand beyond is below e^(−80) of its value at the edge)."""
     lo = float(kinks.min()) - 80.0 * scale_max
     hi = min(float(kinks.max()) + 80.0 * scale_max, upper)
     if hi <= lo:
         lo = hi - 80.0 * scale_max
     pts = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)]]))
     widths = np.diff(pts)
-    npieces = np.maximum(1, np.ceil(widths / (0.5 * scale_min)).astype(int))
-    if npieces.sum() > max_pieces:  # very spread kinks: coarser pieces (48 nodes still resolve ≥ 2·scale_min)
+    npieces = np.maximum(1, np.ceil(widths / (2.0 * scale_min)).astype(int))
+    if npieces.sum() > max_pieces:  # very spread kinks: coarser pieces
         npieces = np.maximum(1, np.ceil(npieces * max_pieces / npieces.sum()).astype(int))
     edges = np.concatenate([np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(pts[:-1], pts[1:], npieces)] + [[hi]])
     half = 0.5 * np.diff(edges)
