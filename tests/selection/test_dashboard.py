@@ -47,6 +47,7 @@ def test_every_control_changes_a_plot(board):
         board.set_params(**{ctl.name: ctl.default})
 
 
+@pytest.mark.slow
 def test_the_snippet_reproduces_the_panels(board):
     check_snippet_gives_the_dashboards_numbers(board)
 
@@ -72,6 +73,7 @@ def test_audit_panel_honest_and_broken(board):
     panel.broken.value = False
 
 
+@pytest.mark.slow
 def test_hostile_url_values_are_clamped():
     b = SelectionDashboard(query_string="k=100000&epsilon=nan&c=-3&gap=1e9", render=False, background=False)
     p = b.params()
