@@ -135,3 +135,20 @@ def test_bad_inputs_get_clear_errors(call, exc, words):
 def test_public_maxima():
     assert M.MAX_CANDIDATES >= M.MAX_CANDIDATES_EXACT >= 50
     assert math.isfinite(M.MAX_CANDIDATES)
+
+
+@pytest.mark.parametrize("mech", ["em", "rnm", "pf"])
+def test_monotone_variants_are_epsilon_dp_on_monotone_neighbours(mech):
+    """monotone=True drops the factor 2; on neighbours where every score moves the same way (by 0 or Δ) the exact
+    laws' log-ratios stay ≤ ε (the search reaches ε itself: the bound is tight)."""
+    import itertools
+
+    g = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(60):
+        q = g.choice([0.0, 0.5, 1.0, 2.0, 5.0, -3.0], 3)
+        for shift in itertools.product([0.0, 1.0], repeat=3):
+            a = M.selection_probabilities(mech, q, epsilon=1.0, monotone=True)
+            b = M.selection_probabilities(mech, q + np.array(shift), epsilon=1.0, monotone=True)
+            worst = max(worst, float(np.max(np.abs(np.log(a) - np.log(b)))))
+    assert 0.9 < worst <= 1.0 + 1e-9
