@@ -39,6 +39,7 @@ from dpexplore.core.validation import check_array, check_bool, check_choice, che
 
 __all__ = [
     "MAX_CANDIDATES",
+    "MAX_ABS_SCORE",
     "MAX_CANDIDATES_EXACT",
     "NOISES",
     "SelectionResult",
@@ -56,6 +57,8 @@ __all__ = [
 MAX_CANDIDATES = 100_000
 #: the most candidates an exact law takes (Laplace noise: K integrals over K + 1 pieces)
 MAX_CANDIDATES_EXACT = 200
+#: the largest |score| (so that score differences and sums stay finite)
+MAX_ABS_SCORE = 1e15
 #: the noise distributions of :func:`report_noisy_max`
 NOISES = ("laplace", "exponential", "gumbel")
 
@@ -85,7 +88,7 @@ class SelectionResult:
 
 
 def check_scores(scores, name: str = "scores", *, max_size: int = MAX_CANDIDATES) -> np.ndarray:
-    """Validate a score vector: a finite 1-d array of 1 … ``max_size`` numbers.
+    """Validate a score vector: a 1-d array of 1 … ``max_size`` numbers, each of size ≤ ``MAX_ABS_SCORE``.
 
     Examples
     --------
@@ -96,7 +99,11 @@ def check_scores(scores, name: str = "scores", *, max_size: int = MAX_CANDIDATES
     ...
     ValueError: scores must have at least 1 entries; got 0
     """
-    return check_array(scores, name, ndim=1, min_size=1, max_size=max_size, kind="a 1-d array of numbers")
+    arr = check_array(scores, name, ndim=1, min_size=1, max_size=max_size, kind="a 1-d array of numbers")
+    if np.max(np.abs(arr)) > MAX_ABS_SCORE:
+        raise ValueError(f"{name} must lie in [-{MAX_ABS_SCORE:g}, {MAX_ABS_SCORE:g}] (differences of scores must "
+                         f"not overflow); got {float(np.max(np.abs(arr))):g}")
+    return arr
 
 
 def _args(epsilon, sensitivity, monotone) -> tuple[float, float, bool]:

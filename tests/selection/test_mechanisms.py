@@ -126,6 +126,7 @@ def test_results_carry_the_epsilon_spent():
     (lambda: M.exponential_mechanism(np.zeros(M.MAX_CANDIDATES + 1), epsilon=1.0), ValueError, "at most"),
     (lambda: M.exponential_mechanism([1.0], epsilon=1.0, rng=-1), ValueError, "rng"),
     (lambda: M.select("best", [1.0], epsilon=1.0), ValueError, "mechanism"),
+    (lambda: M.exponential_mechanism([1e308, -1e308], epsilon=1.0), ValueError, "scores must lie"),
 ])
 def test_bad_inputs_get_clear_errors(call, exc, words):
     with pytest.raises(exc, match=words):
