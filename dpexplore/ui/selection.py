@@ -47,8 +47,9 @@ def law_figure(res, p: Mapping[str, Any]) -> go.Figure:
     """Exact output law of each mechanism (bars) and the sampled frequencies (markers)."""
     q = X.candidate_scores(p["k"], p["gap"])
     x = np.arange(q.size)
-    labels = [f"answer {i + 1}<br>({q[i]:g} votes)" for i in x]
-    fig = F.base_figure("", "candidate (the true favourite first)", "probability of being picked", height=360)
+    labels = x + 1  # numeric positions (the house axes are linear), named by tick labels
+    ticks = [f"{i + 1}<br>({q[i]:g})" for i in x]
+    fig = F.base_figure("", "candidate answer", "probability of being picked", height=360)
     for j, m in enumerate(X.PAGE_MECHANISMS):
         fig.add_trace(go.Bar(x=labels, y=res.values[j, :, 0], name=f"{NAMES[m]} [exact]",
                              marker={"color": COLORS[m]}, offsetgroup=m))
@@ -57,6 +58,8 @@ def law_figure(res, p: Mapping[str, Any]) -> go.Figure:
                                  f"{LAW_RUNS} runs (measured)", marker={"color": "#000000", "size": 8,
                                  "symbol": ["circle-open", "diamond-open", "square-open"][j]}, offsetgroup=m))
     fig.update_layout(barmode="group", margin={"l": 60, "r": 20, "t": 20})
+    fig.update_xaxes(tickmode="array", tickvals=list(labels), ticktext=ticks,
+                     title_text="candidate answer (votes); the true favourite is 1")
     top = [float(res.values[j, 0, 0]) for j in range(3)]
     F.add_note(fig, f"ε = {p['epsilon']:.3g}, Δ = {p['sensitivity']:g}: the favourite is picked with probability "
                     + ", ".join(f"{n} {v:.2f}" for n, v in zip(("EM", "RNM", "PF"), top))
@@ -143,14 +146,15 @@ def audit_figure(sel, svt, p: Mapping[str, Any]) -> go.Figure:
     top = 1.15 * max(float(np.nanmax(np.where(inf, np.nan, exact))), float(np.nanmax(measured)),
                      float(np.max(claimed)) * 2)
     fig = F.base_figure("", "", "ε", height=420)
-    fig.add_trace(go.Bar(x=names, y=claimed, name="claimed ε", marker={"color": "#bbbbbb"}))
-    fig.add_trace(go.Bar(x=names, y=np.where(inf, top, exact), name="exact ε (worst case; selection: on the "
+    pos = np.arange(1, len(names) + 1)
+    fig.add_trace(go.Bar(x=pos, y=claimed, name="claimed ε", marker={"color": "#bbbbbb"}))
+    fig.add_trace(go.Bar(x=pos, y=np.where(inf, top, exact), name="exact ε (worst case; selection: on the "
                          "audited pair) — ∞ drawn at the top", marker={"color": F.COLORS[0]},
                          text=["∞" if i else f"{e:.2f}" for i, e in zip(inf, exact)], textposition="outside"))
-    fig.add_trace(go.Bar(x=names, y=measured, name="measured ε̂ (95 % lower bound)", marker={"color": F.COLORS[3]},
+    fig.add_trace(go.Bar(x=pos, y=measured, name="measured ε̂ (95 % lower bound)", marker={"color": F.COLORS[3]},
                          text=[f"{m:.2f}" for m in measured], textposition="outside"))
     fig.update_layout(barmode="group", margin={"l": 60, "r": 20, "t": 20, "b": 120})
-    fig.update_xaxes(tickangle=-35)
+    fig.update_xaxes(tickangle=-35, tickmode="array", tickvals=list(pos), ticktext=names)
     fig.update_yaxes(range=[0, top * 1.12])
     bad = [n for n, r in zip(names, refuted) if r]
     F.add_note(fig, f"Refuted (exact or measured ε above the claim): {', '.join(bad) if bad else 'none'}. "
