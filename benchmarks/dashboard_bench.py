@@ -132,6 +132,7 @@ PAGES = {
     "03_markov_trajectories": ("epsilon", "T"),
     "04_shuffle_asymptotics": ("epsilon0", "n"),
     "05_quadratic_objective_perturbation": ("epsilon", "n"),
+    "12_selection": ("epsilon", "gap"),
 }
 
 

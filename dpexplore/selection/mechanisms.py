@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -247,6 +248,15 @@ def permute_and_flip_probabilities(scores, *, epsilon: float, sensitivity: float
     return _core_pf_law(q, 2.0 * eps if mono else eps, sensitivity=sens)
 
 
+@functools.lru_cache(maxsize=64)
+def _leggauss(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights (cached: numpy computes them by an eigenvalue problem each call)."""
+    nodes, weights = np.polynomial.legendre.leggauss(n)
+    nodes.setflags(write=False)
+    weights.setflags(write=False)
+    return nodes, weights
+
+
 def _laplace_rnm_law(q: np.ndarray, b: float) -> np.ndarray:
     """P(argmax (q_r + Z_r) = r), Z ~ Laplace(b) i.i.d., by exact piecewise integration.
 
@@ -268,7 +278,7 @@ def _laplace_rnm_law(q: np.ndarray, b: float) -> np.ndarray:
     # right tail x > q_max: u = e^{−(x−hi)/b}, dx = −b du/u; f(x−q_r) = u e^{(q_r−hi)/b}/(2b);
     # F(x−q_s) = 1 − u e^{(q_s−hi)/b}/2 → P_r = ½ e^{(q_r−hi)/b} ∫_0^1 Π_{s≠r}(1 − a_s u) du, a_s = ½ e^{(q_s−hi)/b}
     a = 0.5 * np.exp((q - hi) / b)
-    nodes, weights = np.polynomial.legendre.leggauss(k // 2 + 1)
+    nodes, weights = _leggauss(k // 2 + 1)
     u = 0.5 * (nodes + 1.0)
     w = 0.5 * weights
     logs = np.log1p(-np.outer(u, a))  # (G, K)
@@ -276,7 +286,7 @@ def _laplace_rnm_law(q: np.ndarray, b: float) -> np.ndarray:
     right = a * (w @ np.exp(tot - logs))
     # the middle [lo, hi]: Gauss–Legendre on pieces of width ≤ b/4 between consecutive distinct scores
     mid = np.zeros(k)
-    gn, gw = np.polynomial.legendre.leggauss(64)
+    gn, gw = _leggauss(64)
     uniq = np.unique(qs)
     for x0, x1 in zip(uniq[:-1], uniq[1:]):
         pieces = max(1, int(math.ceil((x1 - x0) / (0.25 * b))))
