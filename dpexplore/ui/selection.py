@@ -36,11 +36,12 @@ STREAM_N = 30
 THRESHOLD = 45.0
 SVT_AUDIT_RUNS = 20_000
 SEL_AUDIT_RUNS = 2000
-SVT_NAMES = {"dwork-roth": "Dwork & Roth's Sparse", "lyu": "Lyu et al. Alg. 1", "no-query-noise":
-             "BROKEN: no query noise", "shared-query-noise": "BROKEN: query noise not re-drawn",
-             "noise-independent-of-c": "BROKEN: noise ignores c", "noisy-value": "BROKEN: releases noisy value"}
-SEL_NAMES = {"em": "exponential mech.", "rnm": "noisy max (Laplace)", "pf": "permute-and-flip",
-             "pf-broken": "BROKEN: PF without the 2"}
+SVT_NAMES = {"dwork-roth": "SVT<br>Dwork–Roth", "lyu": "SVT<br>Lyu et al.", "no-query-noise":
+             "BROKEN SVT<br>no query<br>noise", "shared-query-noise": "BROKEN SVT<br>query noise<br>not re-drawn",
+             "noise-independent-of-c": "BROKEN SVT<br>noise<br>ignores c", "noisy-value":
+             "BROKEN SVT<br>releases<br>noisy value"}
+SEL_NAMES = {"em": "exponential<br>mechanism", "rnm": "noisy max<br>(Laplace)", "pf": "permute-<br>and-flip",
+             "pf-broken": "BROKEN<br>PF without<br>the 2"}
 
 
 def law_figure(res, p: Mapping[str, Any]) -> go.Figure:
@@ -60,6 +61,7 @@ def law_figure(res, p: Mapping[str, Any]) -> go.Figure:
     fig.update_layout(barmode="group", margin={"l": 60, "r": 20, "t": 20})
     fig.update_xaxes(tickmode="array", tickvals=list(labels), ticktext=ticks,
                      title_text="candidate answer (votes); the true favourite is 1")
+    fig.update_yaxes(range=[0, 1.3 * float(np.max(res.values[:, :, 0]))])  # head room for the note
     top = [float(res.values[j, 0, 0]) for j in range(3)]
     F.add_note(fig, f"ε = {p['epsilon']:.3g}, Δ = {p['sensitivity']:g}: the favourite is picked with probability "
                     + ", ".join(f"{n} {v:.2f}" for n, v in zip(("EM", "RNM", "PF"), top))
@@ -145,7 +147,7 @@ def audit_figure(sel, svt, p: Mapping[str, Any]) -> go.Figure:
     refuted = np.concatenate([sel.values[3, :, 0], svt.values[4, :, 0]]) > 0
     top = 1.15 * max(float(np.nanmax(np.where(inf, np.nan, exact))), float(np.nanmax(measured)),
                      float(np.max(claimed)) * 2)
-    fig = F.base_figure("", "", "ε", height=420)
+    fig = F.base_figure("", "", "ε", height=460)
     pos = np.arange(1, len(names) + 1)
     fig.add_trace(go.Bar(x=pos, y=claimed, name="claimed ε", marker={"color": "#bbbbbb"}))
     fig.add_trace(go.Bar(x=pos, y=np.where(inf, top, exact), name="exact ε (worst case; selection: on the "
@@ -153,10 +155,10 @@ def audit_figure(sel, svt, p: Mapping[str, Any]) -> go.Figure:
                          text=["∞" if i else f"{e:.2f}" for i, e in zip(inf, exact)], textposition="outside"))
     fig.add_trace(go.Bar(x=pos, y=measured, name="measured ε̂ (95 % lower bound)", marker={"color": F.COLORS[3]},
                          text=[f"{m:.2f}" for m in measured], textposition="outside"))
-    fig.update_layout(barmode="group", margin={"l": 60, "r": 20, "t": 20, "b": 120})
-    fig.update_xaxes(tickangle=-35, tickmode="array", tickvals=list(pos), ticktext=names)
-    fig.update_yaxes(range=[0, top * 1.12])
-    bad = [n for n, r in zip(names, refuted) if r]
+    fig.update_layout(barmode="group", margin={"l": 60, "r": 20, "t": 20})
+    fig.update_xaxes(tickmode="array", tickvals=list(pos), ticktext=names, tickfont={"size": 12})
+    fig.update_yaxes(range=[0, top * 1.5])  # head room for the note above the tallest bar
+    bad = [n.replace("<br>", " ") for n, r in zip(names, refuted) if r]
     F.add_note(fig, f"Refuted (exact or measured ε above the claim): {', '.join(bad) if bad else 'none'}. "
                     f"Selection: K = {p['k']} candidates, {SEL_AUDIT_RUNS:,} runs; SVT: c = {p['c']}, "
                     f"{SVT_AUDIT_RUNS:,} runs per input.")

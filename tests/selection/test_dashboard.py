@@ -59,6 +59,7 @@ def test_the_audit_figure_refutes_exactly_the_broken_ones(board):
     for n, c, e, m in zip(names, claimed, exact, measured):
         refuted = e > c * (1 + 1e-9) + 1e-12 or m > c
         assert refuted == n.startswith("BROKEN"), (n, c, e, m)
+    assert sum(n.startswith("BROKEN") for n in names) == 5
 
 
 def test_audit_panel_honest_and_broken(board):
