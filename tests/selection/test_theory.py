@@ -74,3 +74,20 @@ def test_bad_inputs():
         T.em_loss_bound(3, epsilon=1.0, t=-1.0)
     with pytest.raises(ValueError, match="sum to 1"):
         T.expected_loss([0.5, 0.6], [1.0, 2.0])
+
+
+def test_numbers_quoted_in_the_lessons():
+    """The lesson sequence's answers quote exact (seed-free) numbers: recompute them."""
+    from dpexplore.selection.mechanisms import selection_probabilities
+
+    q = X.candidate_scores(5, 15.0)  # preset clear-favourite, ε = 1
+    fav = {m: selection_probabilities(m, q, epsilon=1.0)[0] for m in ("em", "rnm", "pf")}
+    assert round(fav["em"], 3) == round(fav["pf"], 3) == 0.999 and round(fav["rnm"], 3) == 0.997
+    q = X.candidate_scores(5, 0.0)  # preset close-race: two tied leaders
+    for m in ("em", "rnm", "pf"):
+        p = selection_probabilities(m, q, epsilon=1.0)
+        assert 0.31 <= p[0] <= 0.34 and abs(p[0] - p[1]) < 1e-9
+    q = X.candidate_scores(5, 3.0)  # preset tiny-epsilon
+    losses = [T.selection_expected_loss(m, q, epsilon=0.1) for m in ("em", "rnm", "pf")]
+    assert all(abs(v - 3.3) < 0.1 for v in losses) and losses[2] == min(losses)
+    assert max(losses) < T.em_expected_loss_bound(5, epsilon=0.1) / 10  # "far below" the guarantee
