@@ -74,7 +74,7 @@ def utility_figure(res, p: Mapping[str, Any]) -> go.Figure:
     q = X.candidate_scores(p["k"], p["gap"])
     eps = np.asarray(res.grid, dtype=float)
     fine = np.geomspace(eps[0], eps[-1], 40)
-    fig = F.base_figure("", "ε (log scale)", "votes lost vs the true favourite (log scale)", log_x=True,
+    fig = F.base_figure("", "ε (log scale)", "votes lost (log scale)", log_x=True,
                         log_y=True, height=380)
     bound = [T.em_expected_loss_bound(q.size, epsilon=e, sensitivity=p["sensitivity"]) for e in fine]
     F.add_theory(fig, fine, bound, name="EM's guarantee (2Δ/ε)(ln K + 1)", kind="bound", color="#444444",
