@@ -161,7 +161,9 @@ def audit_figure(sel, svt, p: Mapping[str, Any]) -> go.Figure:
     bad = [n.replace("<br>", " ") for n, r in zip(names, refuted) if r]
     F.add_note(fig, f"Refuted (exact or measured ε above the claim): {', '.join(bad) if bad else 'none'}. "
                     f"Selection: K = {p['k']} candidates, {SEL_AUDIT_RUNS:,} runs; SVT: c = {p['c']}, "
-                    f"{SVT_AUDIT_RUNS:,} runs per input.")
+                    f"{SVT_AUDIT_RUNS:,} runs per input."
+                    + (" At c = 1 'noise ignores c' is the honest algorithm: raise c to see it fail." if p["c"] == 1
+                       else ""))
     return fig
 
 
