@@ -134,6 +134,7 @@ PAGES = {
     "05_quadratic_objective_perturbation": ("epsilon", "n"),
     "10_why_dp_attacks": ("m", "n"),
     "11_private_statistics": ("epsilon", "n"),
+    "12_selection": ("epsilon", "gap"),
 }
 
 

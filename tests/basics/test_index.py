@@ -36,11 +36,16 @@ def test_index_is_what_make_index_writes_and_orders_the_course(tmp_path, monkeyp
 
     assert sources(tmp_path / "notebooks" / "00_index.ipynb") == sources(ROOT / "notebooks" / "00_index.ipynb")
     text = _text("00_index.ipynb")
-    order = [text.index(s) for s in ("## Start here", "00_intro_1_", "00_intro_2_", "00_intro_3_",
+    order = [text.index(s) for s in ("## The course, week by week", "**Week 1**", "10_why_dp_attacks",
+                                     "Start here: a first lecture", "00_intro_1_", "00_intro_2_", "00_intro_3_",
+                                     "**Week 5**", "11_private_statistics", "**Week 7**", "13_private_ml",
                                      "## Research explorations", "01_spectral", "05_quadratic", "## In class",
                                      "06_class_poll")]
     assert order == sorted(order)
-    assert text.count("prerequisites:") == 9 and text.count(" min*") == 9
+    mod_entries = 1 + len(mod.START_HERE) + len(mod.LATER_WEEKS) + len(mod.PAPERS) + 1
+    assert text.count("prerequisites:") == mod_entries and text.count(" min") >= mod_entries
+    # every course page (the weeks and the first lecture) names the textbook chapters it matches
+    assert text.count("reading:") == 1 + len(mod.START_HERE) + len(mod.LATER_WEEKS)
     assert "does not vanish with n" not in text
 
 

@@ -94,6 +94,7 @@ def _paper_classes():
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
     from dpexplore.ui.ml import PrivateMLDashboard
     from dpexplore.ui.pca import PrivatePCADashboard
+    from dpexplore.ui.selection import SelectionDashboard
     from dpexplore.ui.shuffle import ShuffleAsymptoticsDashboard
     from dpexplore.ui.spectral import SpectralClusteringDashboard
     from dpexplore.ui.statistics import StatisticsDashboard
@@ -101,7 +102,7 @@ def _paper_classes():
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
                                     CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
-                                    PrivateMLDashboard, StatisticsDashboard)}
+                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
