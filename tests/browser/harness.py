@@ -19,10 +19,13 @@ browser test module (e.g. ``tests/browser/test_course_<name>.py``) gets its own 
   ``server``) and open pages with :func:`check_page`.
 * nothing else: tests/conftest.py marks every test that uses a module-scoped fixture with
   ``xdist_group(<its file>)``, so the whole module runs on ONE worker (one Voila server, one Chromium), and
-  runs browser/server modules before the unit tests so that no long module starts last. A module that needs
-  no special server may instead use ``gallery`` (tests/browser/conftest.py): the worker's one shared Voila
-  server on ``notebooks/`` (fresh poll folder ``gallery.poll_dir``, tracebacks shown) — for tests that only read
-  the pages it serves.
+  hands browser/server modules out before the unit tests so that no long module starts last; a browser module
+  of 2 x 4 tests or more is cut into consecutive chunks, one per worker, each with its own ``server`` and
+  ``browser`` (tests/xdist_units.py). So tests of a module must not depend on each other's side effects; if
+  some do, mark the module ``pytestmark = [..., pytest.mark.xdist_group("<its file>")]`` to keep it whole.
+* one server per module, not one for the whole run: a page's kernel lives on for ``disconnect_timeout`` (180 s,
+  voila.json) after its tab closes, under a cap of ``max_kernels`` (40), so a server shared by several modules'
+  renders could reach the cap on a fast machine.
 """
 
 from __future__ import annotations
