@@ -52,6 +52,7 @@ def _available_bytes() -> float | None:
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: no error where xdist is absent
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (the default, pyproject's addopts): one worker per usable CPU, at most MAX_WORKERS and at most
     what the available memory holds; on a single CPU none (0 = run in this process, no xdist overhead).
@@ -110,6 +111,7 @@ def pytest_unconfigure(config):
             pass
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: no error where xdist is absent
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` (pyproject's addopts) with tests/xdist_units.py's scheduler: see there."""
     if config.getvalue("dist") == "loadgroup":
