@@ -1,7 +1,8 @@
 """axe-core (Deque's accessibility engine, npm package ``axe-core``) in a Playwright page.
 
-``tools/install_axe.sh`` installs it into ``tests/browser/node_modules`` (``.ci/run`` calls it);
-``$DPEXPLORE_AXE`` may name another ``axe.min.js``. Without it the tests skip with the reason, except
+``tools/install_axe.sh`` installs it into ``tests/browser/node_modules`` (``.ci/run`` calls it), or into
+``$DPEXPLORE_AXE_DIR/node_modules`` when that is set (found there too); ``$DPEXPLORE_AXE`` may name another
+``axe.min.js``. Without it the tests skip with the reason, except
 under ``DPEXPLORE_REQUIRE_BROWSER=1`` (``.ci/run``), where a missing engine is a failure.
 """
 
@@ -20,7 +21,10 @@ FAILING = ("serious", "critical")
 def axe_path() -> Path | None:
     """Where ``axe.min.js`` is (``$DPEXPLORE_AXE`` or tests/browser/node_modules), or None."""
     env = os.environ.get("DPEXPLORE_AXE")
-    for p in ([Path(env)] if env else []) + [HERE / "node_modules" / "axe-core" / "axe.min.js"]:
+    candidates = [Path(env)] if env else []
+    if os.environ.get("DPEXPLORE_AXE_DIR"):  # where tools/install_axe.sh put it ($DPEXPLORE_AXE_DIR/node_modules)
+        candidates.append(Path(os.environ["DPEXPLORE_AXE_DIR"]) / "node_modules" / "axe-core" / "axe.min.js")
+    for p in candidates + [HERE / "node_modules" / "axe-core" / "axe.min.js"]:
         if p.is_file():
             return p
     return None

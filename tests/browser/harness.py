@@ -6,12 +6,33 @@ it and every widget and plotly figure is drawn, optionally moves the first slide
 plot to change, and reports what went wrong — cell errors, tracebacks, widget render failures,
 the dashboard's own error box, uncaught JavaScript errors, and ``error`` messages that the kernel
 sends over the websocket (how an exception inside a widget callback arrives; Voila shows none).
+
+Parallel runs (pytest-xdist; the README's test command runs ``-n auto``, see pyproject's addopts) — how a new
+browser test module (e.g. ``tests/browser/test_course_<name>.py``) gets its own server, per worker:
+
+* define a module-scoped ``server`` fixture that yields ``VoilaServer(ROOT / "notebooks", cwd=ROOT, env=...)``
+  (copy ``tests/browser/test_intro.py``'s): :class:`VoilaServer` picks a free loopback port itself and retries
+  on another one if the port was taken meanwhile, and its log is a fresh temporary file, so two workers never
+  share a port or a file. Put writable state (``DPEXPLORE_POLL_DIR``, caches) in ``tmp_path_factory.mktemp(...)``:
+  pytest-xdist gives every worker its own base folder. Never a fixed port, never a file inside the clone.
+* take the ``browser`` fixture (tests/browser/conftest.py: one headless Chromium per module, started after your
+  ``server``) and open pages with :func:`check_page`.
+* nothing else: tests/conftest.py marks every test that uses a module-scoped fixture with
+  ``xdist_group(<its file>)``, so the whole module runs on ONE worker (one Voila server, one Chromium), and
+  hands browser/server modules out before the unit tests so that no long module starts last; a browser module
+  of 2 x 4 tests or more is cut into consecutive chunks, one per worker, each with its own ``server`` and
+  ``browser`` (tests/xdist_units.py). So tests of a module must not depend on each other's side effects; if
+  some do, mark the module ``pytestmark = [..., pytest.mark.xdist_group("<its file>")]`` to keep it whole.
+* one server per module, not one for the whole run: a page's kernel lives on for ``disconnect_timeout`` (180 s,
+  voila.json) after its tab closes, under a cap of ``max_kernels`` (40), so a server shared by several modules'
+  renders could reach the cap on a fast machine.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -106,8 +127,26 @@ def require_browser(*, nginx: bool = False) -> None:
     pytest.skip(reason)
 
 
+#: under pytest-xdist, worker gwK takes its servers' ports from [PORT_BASE + 1000 K, PORT_BASE + 1000 (K + 1)) (K mod
+#: PORT_BLOCKS): below Linux's ephemeral range (32768-60999), so no worker's port is ever another worker's free
+#: pick, nor a client socket's local port
+PORT_BASE, PORT_BLOCKS = 20000, 12
+
+
 def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
+    """A free TCP port on 127.0.0.1 (in this xdist worker's own block of ports when run in parallel)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and worker[2:].isdigit():
+        lo = PORT_BASE + 1000 * (int(worker[2:]) % PORT_BLOCKS)
+        rnd = random.Random()
+        for _ in range(200):
+            port = rnd.randrange(lo, lo + 1000)
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -141,15 +180,27 @@ class VoilaServer:
 
     def __enter__(self) -> VoilaServer:
         exe = Path(sys.executable).with_name("voila")
-        cmd = [str(exe) if exe.exists() else "voila", str(self.root), "--no-browser", "--Voila.ip=127.0.0.1",
-               f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
         env = dict(os.environ if self.env is None else self.env)
         env.pop("QUERY_STRING", None)
-        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
-        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
-                                     start_new_session=True)
-        wait_for_port(self.proc, self.port, timeout=60, what="voila", log=self.log_path.read_text)
-        return self
+        for attempt in range(3):
+            cmd = [str(exe) if exe.exists() else "voila", str(self.root), "--no-browser", "--Voila.ip=127.0.0.1",
+                   f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
+            self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
+            self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
+                                         start_new_session=True)
+            try:
+                wait_for_port(self.proc, self.port, timeout=60, what="voila", log=self.log_path.read_text)
+                return self
+            except RuntimeError:
+                # another process (a parallel test worker's server or client socket) took the free port between
+                # free_port() and Voila's bind: start again on another one; any other failure is raised
+                taken = self.proc.poll() is not None and "already in use" in self.log_path.read_text()
+                if not taken or attempt == 2:
+                    raise
+                self._log.close()
+                self.port = free_port()
+                self.url = f"http://127.0.0.1:{self.port}"
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def __exit__(self, *exc) -> None:
         if self.proc and self.proc.poll() is None:
