@@ -76,7 +76,17 @@ PRESENT_CSS = (
     ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
     "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}"
     # the few controls kept go above the plots, which get the whole width for their 16 px legends
-    ".dpx-body{grid-template-columns:minmax(0,1fr) !important}.dpx-side{position:static;max-height:none}</style>"
+    ".dpx-body{grid-template-columns:minmax(0,1fr) !important}.dpx-side{position:static;max-height:none}"
+    # an open lesson step or question: a column fixed at the screen's right, the page beside it, so the step, the
+    # question, the room's count and reveal and the plot asked about share one screen (a 1024×768 projector)
+    ".dpx-teach-side.dpx-open{position:fixed !important;top:4px;right:4px;width:min(34vw,440px);"
+    "max-height:calc(100vh - 8px);overflow-y:auto !important;z-index:200;background:var(--jp-layout-color0,#fff);"
+    "box-shadow:0 2px 10px rgba(0,0,0,0.25);padding:4px;box-sizing:border-box}"
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open){padding-right:calc(min(34vw,440px) + 10px);box-sizing:border-box}"
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open) [class*='dpx-verdict-']{display:none !important}"
+    ".dpx-teach-side .dpx-room-qr svg{width:110px;height:auto}"
+    ".dpx-teach-side .dpx-room-code{font-size:1.6em !important}"
+    "</style>"
 )
 
 
