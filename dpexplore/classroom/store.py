@@ -774,6 +774,16 @@ class PollStore:
             self._check_secret(con, code, secret, creator)
             con.execute("DELETE FROM polls WHERE code = ?", (code,))
 
+    def closed_result(self, code: str) -> Tally | ChoiceTally | None:
+        """A closed poll's counts for the students' pages (None while it is open): the room's result is public
+        once the instructor has closed the poll to show it."""
+        info = self.poll_info(code)
+        if info.is_open:
+            return None
+        with self._read() as con:
+            creator = con.execute("SELECT creator FROM polls WHERE code = ?", (info.code,)).fetchone()[0]
+        return (self.tally if info.choices is None else self.choice_tally)(info.code, creator=creator)
+
 
 def _answers(info: PollInfo) -> str:
     """The table that holds this poll's answers."""

@@ -179,6 +179,14 @@ export default {
       if (model.get("token") <= 0) return;
       const panel = model.get("block") === "panel" ? el.closest(".dpx-panel") : null;
       (panel || el).scrollIntoView({ block: panel ? "start" : "center", behavior: "smooth" });
+      // and, in the side column, the reveal (once there is one) or the room's count at the column's top
+      const side = panel ? document.querySelector(".dpx-teach-side.dpx-open") : null;
+      if (side) setTimeout(() => {
+        const res = side.querySelector(".dpx-q-result");
+        const target = res && res.innerText.trim() && res.querySelector(".dpx-reveal") ? res
+          : side.querySelector(".dpx-room-count") || side.querySelector(".dpx-question");
+        if (target) side.scrollTop += target.getBoundingClientRect().top - side.getBoundingClientRect().top - 4;
+      }, 400);
     };
     model.on("change:token", go);
     // asked before the page drew (?present=1&mode=predict): scroll once the widgets above have laid out
@@ -359,7 +367,6 @@ class TeachingBox(widgets.VBox):
             layout=widgets.Layout(border="1px solid #a9dfbf", padding="4px 10px",
                                   display="flex" if self.lesson else "none"))
         self.sequence_box.add_class("dpx-sequence")
-        rows.append(self.sequence_box)
         # predict, then reveal
         self.q_text = widgets.HTML()
         self.q_choices = widgets.RadioButtons(options=[], value=None, layout=widgets.Layout(width="auto"))
@@ -395,11 +402,11 @@ class TeachingBox(widgets.VBox):
 
     def _sync_side(self) -> None:
         """Mark the side box open (class ``dpx-open``) while a lesson sequence or the predict box shows."""
-        is_open = bool(self.lesson) or self.predict_mode
-        if is_open and "dpx-open" not in self.side_box._dom_classes:
-            self.side_box.add_class("dpx-open")
-        elif not is_open and "dpx-open" in self.side_box._dom_classes:
-            self.side_box.remove_class("dpx-open")
+        for cls, on in (("dpx-open", bool(self.lesson) or self.predict_mode), ("dpx-q-open", self.predict_mode)):
+            if on and cls not in self.side_box._dom_classes:
+                self.side_box.add_class(cls)
+            elif not on and cls in self.side_box._dom_classes:
+                self.side_box.remove_class(cls)
 
     def show_asked_panel(self) -> None:
         """In presentation mode, scroll the panel the current question is about to the top of the screen."""
@@ -555,6 +562,7 @@ class TeachingBox(widgets.VBox):
         """A round is open: the room answers, so the page's own answer buttons give way to the room's."""
         self.q_choices.layout.display = "none"
         self.q_commit.layout.display = "none"
+        self.show_asked_panel()  # the projector shows the plot the room is asked about
         self.q_result.value = ("<div style='font-size:0.9em;color:#1b2631'>The room is answering. Close the round "
                                "when the count stops rising: the change is applied and the room's answers are "
                                "shown under the panel.</div>")

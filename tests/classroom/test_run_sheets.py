@@ -4,6 +4,7 @@ on their devices; the validator refuses a run sheet whose steps do not add up, a
 
 import ast
 import base64
+import html
 import re
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def test_each_intro_run_sheet_adds_up_to_the_gallerys_minutes():
         assert {s["question"] for s in asked} <= ids
         page = run_sheet_html(seq, lessons[cls]["presets"], lessons[cls]["questions"], dashboard_title=nb)
         for (t0, t1), s in zip(step_times(seq), steps):
-            assert f"{t0:g}–{t1:g} min" in page
+            assert f"{t0:g}–{t1:g} min" in page and html.escape(s["say"]) in page
         assert f"Total: {minutes[nb]:g} minutes" in page and page.count("Sent to the students' devices") >= 2
     assert "play" in {s["do"] for s in lessons["AttackerDashboard"]["sequences"]["run-sheet"]["steps"]}
 
