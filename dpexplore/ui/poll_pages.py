@@ -221,7 +221,7 @@ def prediction_sent_html(choice: str) -> str:
     """The student page when its prediction is in."""
     return (f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done — your prediction is in: "
             f"{html.escape(choice)}.</b> Watch the projector: the room's answers appear beside the plot when your "
-            "instructor reveals them. You can close this page.</div>")
+            "instructor reveals them, and on this page too.</div>")
 
 
 def coin_html(u: float, mu: float, bit: int, x: int) -> str:

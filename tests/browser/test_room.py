@@ -108,3 +108,35 @@ def test_presentation_keeps_question_plot_and_room_on_one_screen(nb, step, panel
     for b, side, what in ((a["count"], a["side"], "count"), (r["histogram"], r["side"], "histogram")):
         assert side["top"] - 1 <= b["top"] and b["bottom"] <= side["bottom"] + 1, (what, b, side)
     assert "The room predicted (3 predictions)" in seen["reveal_text"], seen["reveal_text"]
+
+
+def test_log_sliders_announce_the_value_and_toolbars_are_one_tab_stop(server, browser):
+    found = {}
+
+    def look(page, res):
+        page.wait_for_timeout(800)  # the page-side accessibility patches after a 60 ms debounce
+        found.update(page.evaluate("""() => {
+          const h = document.querySelector('.dpx-ctl-epsilon .noUi-handle');
+          const r = document.querySelector('.dpx-ctl-epsilon .widget-readout');
+          const bars = Array.from(document.querySelectorAll('.js-plotly-plot .modebar'));
+          const stops = bars.map(b => Array.from(b.querySelectorAll('a, button'))
+              .filter(e => e.tabIndex >= 0).length);
+          return {now: h.getAttribute('aria-valuenow'), text: h.getAttribute('aria-valuetext'),
+                  shown: (r.innerText || r.textContent).trim(), stops, bars: bars.length};
+        }"""))
+        handle = page.locator(".dpx-ctl-epsilon .noUi-handle")
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(prev) => { const h = document.querySelector('.dpx-ctl-epsilon .noUi-handle');"
+                               " const r = document.querySelector('.dpx-ctl-epsilon .widget-readout');"
+                               " return h.getAttribute('aria-valuetext') === (r.innerText || r.textContent).trim()"
+                               " && h.getAttribute('aria-valuetext') !== prev; }", arg=found["text"],
+                               timeout=30_000)
+
+    res = check_page(browser, f"{server.url}/voila/render/00_intro_1_randomized_response_laplace.ipynb?n=100",
+                     min_plots=2, pre_actions=look)
+    assert not res.failures, res.failures
+    # ε is a log slider: aria-valuenow is the log10 exponent, aria-valuetext the value the readout shows
+    assert found["text"] == found["shown"] and float(found["text"]) == pytest.approx(10 ** float(found["now"]),
+                                                                                   rel=1e-2), found
+    assert found["bars"] >= 2 and max(found["stops"]) <= 1, found  # one tab stop per plot toolbar at most
