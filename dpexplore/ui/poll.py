@@ -307,7 +307,14 @@ class ClassPoll(Dashboard):
                          f"{MAX_QUESTION_CHARS} characters); every student's answer is randomized with ε."),
             self.question, widgets.HBox([eps_widget, self.epsilon_typed]),
             widgets.HBox([self.closes_in, self.create_button])])
-        self._live = widgets.VBox([self._links, self._copy, self._tally_html, self.close_button],
+        # presentation mode (?present=1 too): the teaching bar is not on this page (it has no view link), so its
+        # own toggle; the kit's presentation mode hides the guide and enlarges the plot text
+        self.present_toggle = widgets.ToggleButton(value=self.presenting, description="Present", icon="desktop",
+                                                   tooltip="For a projector: large text, no guide (?present=1)")
+        self.present_toggle.add_class("dpx-present-toggle")
+        self.present_toggle.observe(lambda ch: self._act(lambda: self.set_presentation(ch["new"])), names="value")
+        self._live = widgets.VBox([self._links, self._copy, self._tally_html,
+                                   widgets.HBox([self.close_button, self.present_toggle])],
                                   layout=widgets.Layout(display="none"))
         self._instructor_box = widgets.VBox([self._form, self._live],
                                             layout=widgets.Layout(border="1px solid #ddd", padding="6px",
