@@ -141,6 +141,22 @@ def run_forwarding_signals(cmd: list[str], *, cwd: Path, env: dict[str, str]) ->
             signal.signal(sig, handler)
 
 
+def can_open_browser(environ=None, platform: str | None = None) -> bool:
+    """Whether a browser window can be opened here: not on a Linux/BSD machine without a display (an SSH
+    session, a server, a container), where ``webbrowser`` would start a text browser or fail.
+
+    Examples
+    --------
+    >>> can_open_browser({}, "linux"), can_open_browser({"DISPLAY": ":0"}, "linux"), can_open_browser({}, "darwin")
+    (False, True, True)
+    """
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if plat.startswith(("win", "darwin")) or plat == "cygwin":
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
 def _open_when_ready(url: str, timeout: float = 60.0) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -202,10 +218,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     raise_open_files_limit()  # Voila is one process: its open-files limit is the server's capacity
     url = f"http://{'127.0.0.1' if a.host in ('0.0.0.0', '') else a.host}:{a.port}/voila/render/00_index.ipynb"
-    if not a.no_browser:
+    if not a.no_browser and can_open_browser():
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
     else:
-        print(f"\n  dpexplore gallery will be at: {url}\n", flush=True)
+        why = "" if a.no_browser else " (no display here: open it in a browser yourself)"
+        print(f"\n  dpexplore gallery will be at: {url}{why}\n", flush=True)
     try:
         # run from the repository root so Voila reads its voila.json (settings + hardening)
         # every kernel inherits $DPEXPLORE_CACHE_DIR: a class opening the same view computes it once

@@ -25,6 +25,7 @@ module imports no UI package.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -37,8 +38,8 @@ from dpexplore.resources import lessons_file
 
 from .store import MAX_CHOICE_CHARS, MAX_CHOICES
 
-__all__ = ["LessonError", "MAX_LESSONS_BYTES", "MAX_STEPS", "MAX_TEXT", "absolute_values", "check_value",
-           "default_lessons_path", "direction", "load_lessons", "validate_lessons"]
+__all__ = ["LessonError", "MAX_LESSONS_BYTES", "MAX_STEPS", "MAX_TEXT", "STEP_KINDS", "absolute_values", "check_value",
+           "default_lessons_path", "direction", "load_lessons", "run_sheet_html", "step_times", "validate_lessons"]
 
 #: the largest lessons file read (bytes)
 MAX_LESSONS_BYTES = 1_000_000
@@ -163,7 +164,7 @@ def _fields(where: str, entry: Any, required: Mapping[str, type], optional: Mapp
             ok = False
     for key, typ in optional.items():
         if key in entry and not isinstance(entry[key], typ):
-            errors.append(f"{where}.{key}: must be a {typ.__name__}; got {type(entry[key]).__name__}")
+            errors.append(f"{where}.{key}: must be a {_type_name(typ)}; got {type(entry[key]).__name__}")
             ok = False
     unknown = sorted(set(entry) - set(required) - set(optional))
     if unknown:
@@ -331,8 +332,14 @@ def validate_lessons(data: Any, dashboard_classes: Mapping[str, type]) -> tuple[
 
 
 _SEQUENCE_FIELDS = {"name": str, "title": str, "dashboard": str, "steps": list}
-_SEQUENCE_OPTIONAL = {"about": str}
+_SEQUENCE_OPTIONAL = {"about": str, "minutes": (int, float)}
 _STEP_FIELDS = {"preset": str, "say": str, "minutes": (int, float), "ask": str, "answer": str}
+#: a run sheet's step may say what the instructor does (``do``) and send a question of the dashboard to the
+#: students' devices (``question``: its id; the page opens it in the predict box, whose *Ask the room* starts a
+#: class-wide prediction round, :mod:`.predictions`)
+_STEP_OPTIONAL = {"do": str, "question": str}
+#: what a run sheet's step does
+STEP_KINDS = ("say", "show", "ask", "play", "reveal")
 
 
 def _validate_sequences(raw: Any, out: dict[str, dict], dashboard_classes: Mapping[str, type],
@@ -367,9 +374,16 @@ def _validate_sequences(raw: Any, out: dict[str, dict], dashboard_classes: Mappi
         ok = True
         for j, step in enumerate(steps):
             sw = f"{where}, step {j + 1}"
-            if not _fields(sw, step, _STEP_FIELDS, {}, errors):
+            if not _fields(sw, step, _STEP_FIELDS, _STEP_OPTIONAL, errors):
                 ok = False
                 continue
+            if step.get("do", "say") not in STEP_KINDS:
+                errors.append(f"{sw}.do: must be one of {', '.join(STEP_KINDS)}; got {step['do'][:20]!r}")
+                ok = False
+            if "question" in step and step["question"] not in {q["id"] for q in entry["questions"]}:
+                errors.append(f"{sw}.question: {step['question'][:40]!r} is not a (valid) question of {cls_name} "
+                              f"(known: {', '.join(q['id'] for q in entry['questions']) or 'none'})")
+                ok = False
             if step["preset"] not in entry["presets"]:
                 errors.append(f"{sw}.preset: {step['preset'][:40]!r} is not a (valid) preset of {cls_name} "
                               f"(known: {', '.join(entry['presets']) or 'none'})")
@@ -378,6 +392,12 @@ def _validate_sequences(raw: Any, out: dict[str, dict], dashboard_classes: Mappi
             if isinstance(m, bool) or not (isinstance(m, (int, float)) and math.isfinite(m) and 0 < m <= 60):
                 errors.append(f"{sw}.minutes: must be a number in (0, 60]; got {m!r}")
                 ok = False
+        total = seq.get("minutes")
+        if ok and total is not None and (isinstance(total, bool) or not math.isclose(
+                sum(st["minutes"] for st in steps), total, abs_tol=1e-9)):
+            errors.append(f"{where}.minutes: the steps add up to {sum(st['minutes'] for st in steps):g} minutes, "
+                          f"not the stated {total!r}")
+            ok = False
         if ok:
             entry["sequences"][name] = dict(seq, steps=[dict(s) for s in steps])
 
@@ -450,3 +470,61 @@ def direction(before: float, after: float, *, rtol: float = 1e-9) -> str:
         return "same"
     return "up" if after > before else "down"
 
+
+
+def step_times(sequence: Mapping[str, Any]) -> list[tuple[float, float]]:
+    """Each step's (start, end) minute from the start of a sequence (its steps' ``minutes`` added up).
+
+    Examples
+    --------
+    >>> step_times({"steps": [{"minutes": 3}, {"minutes": 2.5}, {"minutes": 4}]})
+    [(0, 3), (3, 5.5), (5.5, 9.5)]
+    """
+    out, t = [], 0
+    for step in sequence["steps"]:
+        out.append((t, t + step["minutes"]))
+        t += step["minutes"]
+    return out
+
+
+def run_sheet_html(sequence: Mapping[str, Any], presets: Mapping[str, Mapping[str, Any]],
+                   questions: list[Mapping[str, Any]] = (), *, dashboard_title: str = "") -> str:
+    """A validated sequence as a printable, minute-by-minute run sheet (a standalone HTML page).
+
+    One row per step: its minutes (from – to), what the instructor does (say, show, ask the room, play,
+    reveal), what to say, what to show (the preset), the question for the room (with its answers when the step
+    sends a predict question to the students' devices) and the answer. Every text is escaped.
+
+    Examples
+    --------
+    >>> seq = {"title": "T", "minutes": 5, "steps": [
+    ...     {"preset": "p", "say": "Hi <b>", "minutes": 2, "ask": "Q?", "answer": "A.", "do": "say"},
+    ...     {"preset": "p", "say": "Go", "minutes": 3, "ask": "Q2?", "answer": "A2.", "do": "ask", "question": "q"}]}
+    >>> page = run_sheet_html(seq, {"p": {"title": "P", "note": "n", "values": {}}},
+    ...                       [{"id": "q", "question": "Up?", "choices": ["up", "down"], "answer": "up"}])
+    >>> "0–2 min" in page and "2–5 min" in page and "Hi &lt;b&gt;" in page and "up / down" in page
+    True
+    """
+    e = html.escape
+    qs = {q["id"]: q for q in questions}
+    rows = []
+    for (t0, t1), step in zip(step_times(sequence), sequence["steps"]):
+        pre = presets.get(step["preset"], {})
+        ask = e(step["ask"])
+        q = qs.get(step.get("question", ""))
+        if q is not None:
+            ask += (f"<div class='rs-room'><b>Sent to the students' devices</b> (Ask the room): {e(q['question'])} "
+                    f"<i>({e(' / '.join(q['choices']))})</i></div>")
+        rows.append(f"<tr><td class='rs-time'>{t0:g}–{t1:g} min</td><td class='rs-do'>{e(step.get('do', 'say'))}</td>"
+                    f"<td>{e(step['say'])}</td><td>{e(pre.get('title', step['preset']))}</td><td>{ask}</td>"
+                    f"<td>{e(step['answer'])}</td></tr>")
+    total = sum(st["minutes"] for st in sequence["steps"])
+    head = e(sequence["title"]) + (f" — {e(dashboard_title)}" if dashboard_title else "")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Run sheet: " + head + "</title>"
+            "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;width:100%}"
+            "td,th{border:1px solid #999;padding:4px 6px;vertical-align:top;text-align:left}"
+            ".rs-time{white-space:nowrap}.rs-do{font-weight:bold;text-transform:uppercase}"
+            "@media print{body{margin:0.5cm;font-size:10pt}}</style></head><body>"
+            f"<h1>Run sheet: {head}</h1><p>{e(sequence.get('about', ''))} Total: {total:g} minutes.</p>"
+            "<table><thead><tr><th>When</th><th>Do</th><th>Say</th><th>Show (preset)</th><th>Ask the room</th>"
+            "<th>Answer (instructor)</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></body></html>")

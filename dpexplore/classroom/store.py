@@ -566,16 +566,11 @@ class PollStore:
         code : str
             The join code, as typed or taken from the URL (checked here).
         client : str, optional
-            The client's own address, when the server knows it (the page's kernel learns it from the
-            server, see :mod:`dpexplore.hosting.instructor`, which sends none where every request comes
-            from a proxy it was not told to trust). Failed joins (a malformed or unknown code) are
-            counted against **who** joins: the ``voter`` when there is one (one hub user), else this
-            address; after ``failed_join_rate[0]`` failures within ``failed_join_rate[1]`` seconds every
-            join by that voter or address is refused until the window has passed. Another voter's
-            failures never refuse this one's correct code, even when both come through one proxy
-            address (issue 39 J1: under a hub every request reaches a student's server from the proxy
-            on 127.0.0.1, and one student's typos locked the whole room out). Without either, the page
-            itself bounds its guesses (:class:`dpexplore.ui.poll.ClassPoll` counts per page view).
+            The client's own address where the server knows it (:mod:`dpexplore.hosting.instructor`).
+            Failed joins are counted against the ``voter`` when there is one (a hub user), else this
+            address: after ``failed_join_rate[0]`` failures in ``failed_join_rate[1]`` s that voter or
+            address is refused until the window has passed; another voter's typos never refuse this
+            one's correct code behind one proxy address (issue 39 J1). Otherwise the page bounds guesses.
         voter : str, optional
             Who the student is, when something vouches for it (under JupyterHub ``"hub:<user>"``,
             from the single-user server's ``JUPYTERHUB_USER``): 1 to 80 characters from A-Z, a-z,
@@ -781,6 +776,16 @@ class PollStore:
         with self._write() as con:
             self._check_secret(con, code, secret, creator)
             con.execute("DELETE FROM polls WHERE code = ?", (code,))
+
+    def closed_result(self, code: str) -> Tally | ChoiceTally | None:
+        """A closed poll's counts for the students' pages (None while it is open): the room's result is public
+        once the instructor has closed the poll to show it."""
+        info = self.poll_info(code)
+        if info.is_open:
+            return None
+        with self._read() as con:
+            creator = con.execute("SELECT creator FROM polls WHERE code = ?", (info.code,)).fetchone()[0]
+        return (self.tally if info.choices is None else self.choice_tally)(info.code, creator=creator)
 
 
 def _answers(info: PollInfo) -> str:

@@ -41,6 +41,7 @@ MAX_SERIES = 8
 MAX_TABLE_ROWS = 400
 
 _TAG = re.compile(r"<[^>]*>")
+_SUP = re.compile(r"<sup>([^<]*)</sup>", re.I)
 
 
 @dataclass(frozen=True)
@@ -81,10 +82,16 @@ def plain_text(text: object) -> str:
     --------
     >>> plain_text("T<sub>n,k</sub>  (bound)")
     'Tn,k (bound)'
+
+    A superscript stays a power: ``e<sup>ε</sup>`` is read "e^ε", not "eε".
+
+    >>> plain_text("e<sup>ε</sup> · p"), plain_text("10<sup>-5</sup>"), plain_text("e<sup>ε/2</sup>")
+    ('e^ε · p', '10^-5', 'e^(ε/2)')
     """
     if text is None:
         return ""
-    s = _TAG.sub("", str(text)).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    s = _SUP.sub(lambda m: "^" + (m.group(1) if len(m.group(1)) <= 2 else f"({m.group(1)})"), str(text))
+    s = _TAG.sub("", s).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     return " ".join(s.split())
 
 

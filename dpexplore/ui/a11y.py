@@ -85,7 +85,10 @@ A11Y_CSS = (
     "#rendered_cells a[href]{text-decoration:underline}"
     ".dpx-sr-only{position:absolute !important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
     "clip:rect(0,0,0,0);white-space:nowrap;border:0}"
-    ".dpx-plot-summary{color:#222;font-size:0.9em;margin:0.2em 0;max-width:60em;line-height:1.4}"
+    # the generated summary is the plots' text alternative (aria-describedby): read by screen readers, not shown
+    # (sighted readers have the plot, and the "Data table" toggle for its numbers)
+    ".dpx-plot-summary{position:absolute !important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;"
+    "clip:rect(0,0,0,0);white-space:nowrap;border:0}"
     ".dpx-data-table{border-collapse:collapse;font-size:0.85em;margin:0.3em 0;color:#222}"
     ".dpx-data-table th,.dpx-data-table td{border:1px solid #bbb;padding:1px 6px;text-align:right}"
     ".dpx-data-table th:first-child,.dpx-data-table td:first-child{text-align:left}"
@@ -140,11 +143,14 @@ function nameControls(root) {
   for (const el of root.querySelectorAll(".widget-slider, .widget-hslider, .widget-vslider")) {
     const label = text(el.querySelector(".widget-label")) || el.getAttribute("title") || "slider";
     const tip = el.getAttribute("title") || "";
+    const readout = el.querySelector(".widget-readout");
+    // the value as shown (a log slider's aria-valuenow is its log10 exponent: "-0.0" at ε = 1)
+    const shown = readout ? text(readout) : "";
     for (const h of el.querySelectorAll(".noUi-handle")) {
       if (h.getAttribute("aria-label") !== label) h.setAttribute("aria-label", label);
+      if (shown && h.getAttribute("aria-valuetext") !== shown) h.setAttribute("aria-valuetext", shown);
       describe(el, h, tip);
     }
-    const readout = el.querySelector(".widget-readout");
     if (readout && !readout.getAttribute("aria-label")) {
       readout.setAttribute("aria-label", label + " (type a value)");
       readout.setAttribute("role", "textbox");
@@ -172,6 +178,32 @@ function nameControls(root) {
     const tip = b.getAttribute("title") || "";
     if (!text(b) && !b.getAttribute("aria-label") && tip) b.setAttribute("aria-label", tip);
     if (tip && tip !== text(b)) describe(b.parentElement || b, b, tip);
+  }
+}
+
+function toolbars(root) {  // a plot's toolbar is one tab stop; the arrow keys move inside it (roving tabindex)
+  for (const bar of root.querySelectorAll(".modebar")) {
+    const btns = Array.from(bar.querySelectorAll("a.modebar-btn, button.modebar-btn"));
+    if (!btns.length) continue;
+    if (!btns.some((b) => b.getAttribute("tabindex") === "0")) btns[0].setAttribute("tabindex", "0");
+    for (const b of btns) if (b.getAttribute("tabindex") !== "0") b.setAttribute("tabindex", "-1");
+    if (!bar.getAttribute("role")) {
+      bar.setAttribute("role", "toolbar");
+      bar.setAttribute("aria-label", "plot tools");
+    }
+    if (bar.__dpxRoving) continue;
+    bar.__dpxRoving = true;
+    bar.addEventListener("keydown", (ev) => {
+      const all = Array.from(bar.querySelectorAll("a.modebar-btn, button.modebar-btn"));
+      const i = all.indexOf(document.activeElement);
+      if (i < 0 || !["ArrowRight", "ArrowLeft", "Home", "End"].includes(ev.key)) return;
+      const j = ev.key === "Home" ? 0 : ev.key === "End" ? all.length - 1
+        : (i + (ev.key === "ArrowRight" ? 1 : all.length - 1)) % all.length;
+      all[i].setAttribute("tabindex", "-1");
+      all[j].setAttribute("tabindex", "0");
+      all[j].focus();
+      ev.preventDefault();
+    });
   }
 }
 
@@ -213,6 +245,7 @@ function patch() {
   const root = document.getElementById("rendered_cells") || document.body;
   nameControls(root);
   namePlots(root);
+  toolbars(root);
   announce(root);
 }
 

@@ -144,7 +144,8 @@ class RoomRound(widgets.VBox):
         self.count = widgets.HTML()
         self.ask_button.on_click(lambda _: self._guard(self.ask))
         self.reveal_button.on_click(lambda _: self._guard(self.reveal))
-        self.children = [widgets.HBox([self.ask_button, self.reveal_button]), self.box, self.count]
+        # the count right under the buttons: in a projector's side column it stays in view above the long box
+        self.children = [widgets.HBox([self.ask_button, self.reveal_button]), self.count, self.box]
 
     @property
     def environ(self) -> Mapping[str, str]:

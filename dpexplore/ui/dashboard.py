@@ -303,6 +303,7 @@ class Dashboard(ClientInput, widgets.VBox):
         if redraw:
             for name, fig in list(self.figures.items()):
                 self._show(name, style_text(fig, present=on))
+        self.teaching.show_asked_panel()
         self.refresh_url()
 
     def refresh_url(self) -> None:

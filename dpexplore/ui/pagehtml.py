@@ -62,6 +62,11 @@ STALE_CSS = (
     ".dpx-side .widget-slider>.slider-container{order:3;flex:1 1 100%;margin-left:8px;margin-right:8px}"
     ".dpx-side .widget-dropdown>select{flex:1 1 100%}"
     ".dpx-side .dpx-status{white-space:normal !important;line-height:1.4;margin-top:4px}"
+    # a phone (≤ 600 px): the plot's toolbar (shown on touch) would cover titles; the page never scrolls sideways
+    "@media (max-width:600px){.js-plotly-plot .modebar-container{display:none !important}"
+    ".dpx-dashboard{max-width:100vw;overflow-x:hidden !important}"
+    ".dpx-dashboard .widget-hbox{flex-wrap:wrap}"
+    ".dpx-dashboard .jupyter-button{white-space:normal;height:auto;min-height:36px;max-width:100%}}"
 )
 
 #: presentation mode (``?present=1`` or the toggle): the page shows the title, the teaching bar, the main
@@ -76,7 +81,38 @@ PRESENT_CSS = (
     ".dpx-dashboard .dpx-question,.dpx-dashboard .dpx-reveal,.dpx-dashboard .dpx-step"
     "{font-size:16px}.dpx-dashboard .dpx-teaching .jupyter-button{width:auto;padding:0 12px}"
     # the few controls kept go above the plots, which get the whole width for their 16 px legends
-    ".dpx-body{grid-template-columns:minmax(0,1fr) !important}.dpx-side{position:static;max-height:none}</style>"
+    ".dpx-body{grid-template-columns:minmax(0,1fr) !important}.dpx-side{position:static;max-height:none}"
+    # an open lesson step or question: the teaching box becomes a right-hand column beside the whole page, its
+    # step/question box sticky at the top of the screen while the page scrolls (Voila's containers defeat
+    # position:fixed), so the step, the question, the room's count and reveal and the plot asked about share one
+    # screen (a 1024×768 projector)
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open){display:grid !important;"
+    "grid-template-columns:minmax(0,1fr) min(34vw,440px);column-gap:10px;align-items:start}"
+    # room below the last row, so the sticky column never runs out of page at the end
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open)>:last-child{margin-bottom:60vh !important}"
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open)>*{grid-column:1}"
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open)>.dpx-teaching{grid-column:2;grid-row:1 / span 12;"
+    "align-self:stretch;margin:0 !important;overflow:visible !important}"
+    ".dpx-teach-side.dpx-open{position:sticky !important;top:4px;max-height:calc(100vh - 64px);"
+    "overflow-y:auto !important;z-index:30;background:var(--jp-layout-color0,#fff);"
+    "box-shadow:0 2px 10px rgba(0,0,0,0.25);padding:4px;box-sizing:border-box}"
+    # in the column's bounded height nothing is squeezed over the next; texts wrap, button rows too
+    ".dpx-teach-side.dpx-open .widget-vbox>*{flex-shrink:0;max-width:100%;box-sizing:border-box}"
+    ".dpx-teach-side.dpx-open .widget-hbox{flex-wrap:wrap;gap:4px}"
+    ".dpx-teach-side.dpx-open .widget-html-content{min-width:0;white-space:normal;overflow-wrap:anywhere}"
+    ".dpx-teach-side.dpx-open .dpx-worksheets,.dpx-teach-side.dpx-open .dpx-step-room{display:none !important}"
+    ".dpx-teach-side.dpx-open .dpx-step,.dpx-teach-side.dpx-open .dpx-question{font-size:15px !important}"
+    # a question open beside a step: the question box says it; the step keeps its title and buttons
+    ".dpx-teach-side.dpx-q-open .dpx-step-say,.dpx-teach-side.dpx-q-open .dpx-step-ask,"
+    ".dpx-teach-side.dpx-q-open .dpx-step-answer{display:none !important}"
+    ".dpx-dashboard:has(.dpx-teach-side.dpx-open) [class*='dpx-verdict-']{display:none !important}"
+    ".dpx-teach-side .dpx-room-qr svg{width:96px;height:auto}"
+    ".dpx-teach-side .dpx-room-code{font-size:1.6em !important}"
+    ".dpx-teach-side.dpx-open .dpx-room-box{font-size:13px;line-height:1.35}"
+    ".dpx-teach-side .dpx-room-bar>span:first-child{min-width:7.5em !important}"
+    ".dpx-teach-side .dpx-room-bar>span[aria-hidden]{max-width:5em}"
+    ".dpx-teach-side.dpx-open .dpx-room-box i{display:none}"  # the question, said just above
+    "</style>"
 )
 
 

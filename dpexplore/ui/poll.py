@@ -307,7 +307,14 @@ class ClassPoll(Dashboard):
                          f"{MAX_QUESTION_CHARS} characters); every student's answer is randomized with ε."),
             self.question, widgets.HBox([eps_widget, self.epsilon_typed]),
             widgets.HBox([self.closes_in, self.create_button])])
-        self._live = widgets.VBox([self._links, self._copy, self._tally_html, self.close_button],
+        # presentation mode (?present=1 too): the teaching bar is not on this page (it has no view link), so its
+        # own toggle; the kit's presentation mode hides the guide and enlarges the plot text
+        self.present_toggle = widgets.ToggleButton(value=self.presenting, description="Present", icon="desktop",
+                                                   tooltip="For a projector: large text, no guide (?present=1)")
+        self.present_toggle.add_class("dpx-present-toggle")
+        self.present_toggle.observe(lambda ch: self._act(lambda: self.set_presentation(ch["new"])), names="value")
+        self._live = widgets.VBox([self._links, self._copy, self._tally_html,
+                                   widgets.HBox([self.close_button, self.present_toggle])],
                                   layout=widgets.Layout(display="none"))
         self._instructor_box = widgets.VBox([self._form, self._live],
                                             layout=widgets.Layout(border="1px solid #ddd", padding="6px",
@@ -571,8 +578,10 @@ class ClassPoll(Dashboard):
                                 names="value")
         self.predict_send.on_click(lambda _: self._act(self.send_prediction))
         self._predict_box = widgets.VBox([self.prediction, self.predict_send], layout=widgets.Layout(display="none"))
+        self._result_html = widgets.HTML()  # the room's result, once the instructor closes the poll
+        self._result_html.add_class("dpx-poll-result")
         self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box, self._predict_box,
-                                          self._sent_html],
+                                          self._sent_html, self._result_html],
                                          layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
         self._student_box.add_class("dpx-poll-student")
 
@@ -704,3 +713,30 @@ class ClassPoll(Dashboard):
                          f"{html.escape(str(exc))}. Nothing was stored; you can close this page.</div>")
         self._finish(done_html)
         self._clear_messages()
+        self._await_result()
+
+    def _await_result(self) -> None:
+        """After this page's answer: wait (a background thread, reading the poll's public facts every
+        :attr:`poll_interval` s, bounded by the poll's lifetime) until the instructor closes the poll, then show
+        the room's result on this page — the counts per answer, or the class's estimate."""
+        if self.store is None or self.poll is None:
+            return
+        code, store = self.poll.code, self.store
+        self._result_html.value = pages.result_wait_html()
+
+        def wait() -> None:
+            interval = min(max(float(self.poll_interval), 0.2), 10.0)
+            deadline = min(time.time() + MAX_LIFETIME_HOURS * 3600, self.poll.expires_at)
+            while not self._stop.wait(interval) and time.time() < deadline:
+                try:
+                    result = store.closed_result(code)
+                except PollError:  # deleted
+                    self._result_html.value = ""
+                    return
+                except (sqlite3.Error, OSError):  # a busy database: the next tick
+                    continue
+                if result is not None:
+                    self._result_html.value = pages.room_result_html(result, self._env)
+                    return
+
+        threading.Thread(target=wait, name="poll-result", daemon=True).start()

@@ -21,7 +21,21 @@ __all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "on_binder", "box", "copy_widget", "
            "prediction_sent_html", "poll_link", "rule_html",
            "ALREADY_ANSWERED_HTML", "HUB_NOT_INSTRUCTOR"]
 
-HIDE_GUIDE_CSS = "<style>.jp-MarkdownCell{display:none !important}</style>"  # the guide is the instructor's
+HIDE_GUIDE_CSS = (  # the guide is the instructor's; a student's phone (390 px wide) gets no horizontal scrolling
+    "<style>.jp-MarkdownCell{display:none !important}"
+    ".dpx-poll-student{max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}"
+    ".dpx-poll-student .widget-hbox{flex-wrap:wrap;gap:6px}"
+    ".dpx-poll-student .jupyter-button{white-space:normal;height:auto;min-height:36px;max-width:100%;"
+    "line-height:1.3;padding:4px 12px}"
+    ".dpx-poll-student .widget-toggle-buttons{flex-wrap:wrap;height:auto}"
+    ".dpx-poll-student .widget-toggle-buttons .jupyter-button{min-width:5em;font-size:1.05em}"
+    ".dpx-poll-student .jupyter-button.mod-active{background:#0072B2 !important;color:#fff !important;"
+    "outline:3px solid #E69F00;font-weight:bold}"
+    ".dpx-poll-student .widget-radio-box label{font-size:1.05em;line-height:2}"
+    ".dpx-poll-student .widget-text{width:auto !important;max-width:100%}"
+    ".dpx-poll-student .widget-label{white-space:normal}"
+    "@media (max-width:600px){.dpx-poll-student{margin-bottom:40vh !important}}</style>"
+)
 
 BINDER_NOTE = (
     "<b>You are on Binder.</b> Binder gives every visitor their own container, so your students' pages "
@@ -207,7 +221,7 @@ def prediction_sent_html(choice: str) -> str:
     """The student page when its prediction is in."""
     return (f"<div class='dpx-poll-done' style='margin:0.3em 0;color:#1e6b3a'><b>Done — your prediction is in: "
             f"{html.escape(choice)}.</b> Watch the projector: the room's answers appear beside the plot when your "
-            "instructor reveals them. You can close this page.</div>")
+            "instructor reveals them, and on this page too.</div>")
 
 
 def coin_html(u: float, mu: float, bit: int, x: int) -> str:
@@ -231,3 +245,36 @@ def sent_html(bit: int, epsilon: float) -> str:
         f"randomized answer). Anyone who sees it learns only that your true answer is {said.lower()} with "
         f"probability {d.posterior_same:.1%} against {d.flip_probability:.1%} (starting from 50/50): odds of "
         f"{d.likelihood_ratio:.2f} to 1. Your true answer was never sent; you can close this page.</div>")
+
+
+def result_wait_html() -> str:
+    """The student page after sending, until the instructor closes the poll."""
+    return ("<div class='dpx-poll-result-wait' style='color:#555;font-size:0.9em;margin:0.3em 0'>Keep this page "
+            "open to see the room's result here when your instructor closes the poll.</div>")
+
+
+def room_result_html(result, environ: Mapping[str, str] | None = None) -> str:
+    """The room's result on a student's page once the poll is closed: each answer's count (a prediction
+    round) or the class's estimate with its interval (a randomized-response poll).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpexplore.classroom.store import PollStore
+    >>> store = PollStore(tempfile.mkdtemp())
+    >>> r = store.create_round("Q?", ["up", "down"])
+    >>> store.submit_choice(r.code, store.issue_token(r.code), 1); store.close_poll(r.code, r.secret)
+    >>> "down: 1 (100%)" in room_result_html(store.closed_result(r.code))
+    True
+    """
+    head = "<div class='dpx-poll-room' style='margin:0.4em 0;padding:6px 8px;border:2px solid #009E73'>"
+    if getattr(result, "counts", None) is not None and result.info.choices is not None:
+        n = sum(result.counts)
+        rows = "".join(
+            f"<div class='dpx-poll-room-bar' data-choice='{html.escape(c)}' data-count='{k}'>{html.escape(c)}: "
+            f"{k} ({k / n if n else 0:.0%}) <span aria-hidden='true' style='display:inline-block;height:0.9em;"
+            f"width:{8 * (k / n if n else 0):.2f}em;background:#56B4E9;vertical-align:middle'></span></div>"
+            for c, k in zip(result.info.choices, result.counts))
+        return (f"{head}<b>The room predicted</b> ({n} prediction{'s' if n != 1 else ''}):{rows}"
+                "<div style='font-size:0.9em'>The projector shows which answer the plot gave.</div></div>")
+    return f"{head}<b>The room's result</b> (the poll is closed):{tally_html(result, environ)}</div>"

@@ -40,6 +40,8 @@ from dpexplore.classroom.lessons import (
     check_value,
     direction,
     load_lessons,
+    run_sheet_html,
+    step_times,
     validate_lessons,
 )
 from dpexplore.classroom.predictions import RoomPrediction
@@ -171,8 +173,24 @@ _SCROLL_ESM = """
 export default {
   render({ model, el }) {
     el.className += " dpx-scroll-anchor";
-    const go = () => { if (model.get("token") > 0) el.scrollIntoView({ block: "center", behavior: "smooth" }); };
+    // block "panel" (presentation mode): the top of the panel this anchor belongs to (its heading and plot), so
+    // the plot asked about is on the projector's screen beside the side column; otherwise the anchor, centred
+    const go = () => {
+      if (model.get("token") <= 0) return;
+      const panel = model.get("block") === "panel" ? el.closest(".dpx-panel") : null;
+      (panel || el).scrollIntoView({ block: panel ? "start" : "center", behavior: "smooth" });
+      // and, in the side column, the reveal (once there is one) or the room's count at the column's top
+      const side = panel ? document.querySelector(".dpx-teach-side.dpx-open") : null;
+      if (side) setTimeout(() => {
+        const res = side.querySelector(".dpx-q-result");
+        const target = res && res.innerText.trim() && res.querySelector(".dpx-reveal") ? res
+          : side.querySelector(".dpx-room-count") || side.querySelector(".dpx-question");
+        if (target) side.scrollTop += target.getBoundingClientRect().top - side.getBoundingClientRect().top - 4;
+      }, 400);
+    };
     model.on("change:token", go);
+    // asked before the page drew (?present=1&mode=predict): scroll once the widgets above have laid out
+    if (model.get("token") > 0) setTimeout(go, 1500);
     return () => model.off("change:token", go);
   },
 };
@@ -184,6 +202,8 @@ class ScrollAnchor(anywidget.AnyWidget):
 
     _esm = _SCROLL_ESM
     token = traitlets.Int(0).tag(sync=True)
+    #: "center": the anchor itself; "panel": the top of its panel (presentation mode)
+    block = traitlets.Unicode("center").tag(sync=True)
 
     def set_state(self, sync_data: Mapping[str, Any]) -> None:
         """Refuse every client update."""
@@ -215,6 +235,7 @@ class TeachingBox(widgets.VBox):
         self.dashboard = dashboard
         self.cls_name = type(dashboard).__name__
         self.problems: list[str] = []
+        self._qindex = 0
         mode = options.get("mode")
         if mode not in (None, "predict", "explore"):
             self.problems.append(f"URL parameter mode={html.escape(str(mode)[:40])!s} ignored: must be "
@@ -259,6 +280,9 @@ class TeachingBox(widgets.VBox):
                 self.lesson = wanted
                 self.step = self._parse_step(options.get("step"))
                 self.preset = self.sequences[wanted]["steps"][self.step]["preset"]
+                qi = self._step_question(self.step)
+                if qi is not None:  # the step sends a question to the room: the predict box opens on it
+                    self.predict_mode, self._qindex = True, qi
             else:
                 self.problems.append(f"URL parameter lesson={html.escape(wanted[:40])} ignored: not a lesson sequence "
                                      f"of this dashboard (known: {', '.join(self.sequences) or 'none'})")
@@ -269,7 +293,6 @@ class TeachingBox(widgets.VBox):
         self._reveal: dict[str, Any] | None = None
         self._draws = 0  # panel draws so far; a reveal waits for a draw of its panels after the commit
         self._panel_draws: dict[str, int] = {}
-        self._qindex = 0
         self._build()
 
     def _parse_step(self, text: str | None) -> int:
@@ -290,7 +313,7 @@ class TeachingBox(widgets.VBox):
         if self.preset is not None:
             out.update(absolute_values(self.dashboard.controls, self.presets[self.preset]["values"]))
         if self.predict_mode and self.questions:
-            out.update(self.questions[0]["settings"])
+            out.update(self.questions[self._qindex]["settings"])
         return out
 
     # -- layout -------------------------------------------------------------------------------
@@ -344,7 +367,6 @@ class TeachingBox(widgets.VBox):
             layout=widgets.Layout(border="1px solid #a9dfbf", padding="4px 10px",
                                   display="flex" if self.lesson else "none"))
         self.sequence_box.add_class("dpx-sequence")
-        rows.append(self.sequence_box)
         # predict, then reveal
         self.q_text = widgets.HTML()
         self.q_choices = widgets.RadioButtons(options=[], value=None, layout=widgets.Layout(width="auto"))
@@ -366,12 +388,34 @@ class TeachingBox(widgets.VBox):
                                         layout=widgets.Layout(border="1px solid #aed6f1", padding="4px 10px",
                                                               display="flex" if self.predict_mode else "none"))
         self.predict_box.add_class("dpx-predict")
-        rows.append(self.predict_box)
+        # the lesson step and the question in one box: in presentation mode a side column fixed beside the plots
+        # (PRESENT_CSS), so the step, the question, the room's count and the plot asked about share one screen
+        self.side_box = widgets.VBox([self.sequence_box, self.predict_box])
+        self.side_box.add_class("dpx-teach-side")
+        rows.append(self.side_box)
         if self.questions:
-            self._show_question(0)
+            self._show_question(self._qindex)
         if self.lesson:
             self._show_step()
+        self._sync_side()
         self.children = rows
+
+    def _sync_side(self) -> None:
+        """Mark the side box open (class ``dpx-open``) while a lesson sequence or the predict box shows."""
+        for cls, on in (("dpx-open", bool(self.lesson) or self.predict_mode), ("dpx-q-open", self.predict_mode)):
+            if on and cls not in self.side_box._dom_classes:
+                self.side_box.add_class(cls)
+            elif not on and cls in self.side_box._dom_classes:
+                self.side_box.remove_class(cls)
+
+    def show_asked_panel(self) -> None:
+        """In presentation mode, scroll the panel the current question is about to the top of the screen."""
+        if not (self.present and self.predict_mode and self.questions):
+            return
+        anchor = self._anchors.get(self._verdict_panel(self.questions[self._qindex]))
+        if anchor is not None:
+            anchor.block = "panel"
+            anchor.token += 1
 
     def _guard(self, fn) -> None:
         try:
@@ -421,19 +465,38 @@ class TeachingBox(widgets.VBox):
         if self.lesson_select.value != (self.lesson or ""):
             self.lesson_select.value = self.lesson or ""
         self.sequence_box.layout.display = "flex" if self.lesson else "none"
+        self._sync_side()
         if self.lesson is not None:
             self.go_step(0)
         else:
             self.dashboard.refresh_url()
 
+    def _step_question(self, i: int) -> int | None:
+        """Index of the question step ``i`` of the open sequence sends to the room (None: it sends none)."""
+        qid = self.sequences[self.lesson]["steps"][i].get("question")
+        return next((k for k, q in enumerate(self.questions) if q["id"] == qid), None) if qid else None
+
     def go_step(self, i: int) -> None:
-        """Show step ``i`` of the open sequence (clipped to its steps) and apply its preset."""
+        """Show step ``i`` of the open sequence (clipped to its steps) and apply its preset; a step that names a
+        question opens it in the predict box (its *Ask the room* sends it to the students' devices). A step that
+        goes on with the question of the step before (a "reveal" step) keeps the round and the view as they are."""
         if self.lesson is None:
             return
         steps = self.sequences[self.lesson]["steps"]
+        prev = self.step
         self.step = min(max(int(i), 0), len(steps) - 1)
         self._show_step()
+        qi = self._step_question(self.step)
+        if qi is not None and qi == self._step_question(prev) and abs(self.step - prev) == 1 and self.predict_mode:
+            self.dashboard.refresh_url()
+            return  # the same question's round goes on (ask → reveal)
         self.apply_preset(steps[self.step]["preset"])
+        if qi is not None:
+            if not self.predict_mode:
+                self.predict_button.value = True  # (_on_toggle opens the box)
+            self.start_question(qi)
+        elif self.predict_mode and any(st.get("question") for st in steps):
+            self.predict_button.value = False  # a run sheet's step without a question: the question box closes
         self.dashboard.refresh_url()
 
     def _show_step(self) -> None:
@@ -442,11 +505,17 @@ class TeachingBox(widgets.VBox):
         st = steps[self.step]
         pre = self.presets[st["preset"]]
         e = html.escape
+        t0, t1 = step_times(seq)[self.step]
+        room = ("<div class='dpx-step-room' style='font-size:0.9em'>This question is in the box below: "
+                "<b>Ask the room</b> sends it to the students' devices.</div>"
+                if st.get("question") and self.room.instructor() is not None else "")
         self.step_text.value = (
             f"<div class='dpx-step'><b>{e(seq['title'])}</b> — step {self.step + 1} of {len(steps)} "
-            f"<span style='color:#555'>({st['minutes']:g} min; preset: {e(pre['title'])})</span>"
-            f"<div class='dpx-step-say'><i>Say:</i> {e(st['say'])}</div>"
-            f"<div class='dpx-step-ask'><b>Ask the room:</b> {e(st['ask'])}</div>"
+            f"<span style='color:#555'>(min {t0:g}–{t1:g}; preset: {e(pre['title'])})</span>"
+            + (f" <b class='dpx-step-do' style='text-transform:uppercase;color:#0072B2'>{e(st['do'])}</b>"
+               if "do" in st else "")
+            + f"<div class='dpx-step-say'><i>Say:</i> {e(st['say'])}</div>"
+            f"<div class='dpx-step-ask'><b>Ask the room:</b> {e(st['ask'])}</div>{room}"
             f"<details class='dpx-step-answer'><summary style='cursor:pointer'>Answer (instructor)</summary>"
             f"{e(st['answer'])}</details></div>")
         self.step_prev.disabled = self.step == 0
@@ -463,15 +532,22 @@ class TeachingBox(widgets.VBox):
             _data_link("dpx-worksheet-answers", f"{self.lesson}_answers.md", "text/markdown",
                        worksheet_markdown(seq, self.presets, answers=True, **kw), "(Markdown)"),
         ]
+        if "minutes" in seq:  # a run sheet: the minute-by-minute plan, printable
+            links.append(_data_link("dpx-run-sheet", f"{self.lesson}_run_sheet.html", "text/html",
+                                    run_sheet_html(seq, self.presets, self.questions, dashboard_title=title),
+                                    "run sheet (HTML)"))
         self.worksheets.value = ("<div style='font-size:0.85em;margin:2px 0'>⬇ Print: " + " ".join(links[:2])
-                                 + " · " + " ".join(links[2:]) + "</div>")
+                                 + " · " + " ".join(links[2:4]) + (" · " + links[4] if len(links) > 4 else "")
+                                 + "</div>")
 
     # -- predict, then reveal ------------------------------------------------------------------
     def _on_toggle(self, change) -> None:
         self.predict_box.layout.display = "flex" if change["new"] else "none"
         self.predict_mode = bool(change["new"])
+        self._sync_side()
         if self.questions:
             self.room.show_for(self.questions[self._qindex] if self.predict_mode and self._reveal is None else None)
+            self.show_asked_panel()
         self.dashboard.refresh_url()
 
     def _room_failed(self, exc: BaseException) -> None:
@@ -486,6 +562,7 @@ class TeachingBox(widgets.VBox):
         """A round is open: the room answers, so the page's own answer buttons give way to the room's."""
         self.q_choices.layout.display = "none"
         self.q_commit.layout.display = "none"
+        self.show_asked_panel()  # the projector shows the plot the room is asked about
         self.q_result.value = ("<div style='font-size:0.9em;color:#1b2631'>The room is answering. Close the round "
                                "when the count stops rising: the change is applied and the room's answers are "
                                "shown under the panel.</div>")
@@ -514,6 +591,7 @@ class TeachingBox(widgets.VBox):
     def start_question(self, i: int) -> None:
         """Show question ``i`` and set its starting point (``settings``)."""
         self._show_question(i)
+        self.show_asked_panel()
         q = self.questions[self._qindex]
         if q["settings"] and any(self.dashboard.params().get(k) != v for k, v in q["settings"].items()):
             self.dashboard.set_params(**q["settings"])
@@ -559,8 +637,11 @@ class TeachingBox(widgets.VBox):
         panel = self._verdict_panel(r["question"])
         w = self.verdict_widget(panel)
         w.value = self._reveal_html()
+        if self.present:  # presentation mode: the reveal (the room's counts) in the side column, beside the plot
+            self.q_result.value = w.value
         if "dpx-reveal'" in w.value and not r["scrolled"]:  # the verdict is complete: bring it into view
             r["scrolled"] = True
+            self._anchors[panel].block = "panel" if self.present else "center"
             self._anchors[panel].token += 1
 
     @staticmethod
