@@ -30,7 +30,7 @@ __all__ = ["PrivateMLDashboard", "accuracy_figure", "accounting_figure", "norms_
 DELTA = 1e-5
 TRIALS = 10
 AUDIT_STEPS = 20
-ACC_NAMES = {"pld": "PLD accountant (dp_accounting)", "rdp": "Rényi DP accountant (dp_accounting)",
+ACC_NAMES = {"pld": "PLD accountant (dp-accounting)", "rdp": "Rényi DP accountant (dp-accounting)",
              "none": "no amplification (every example in every step)", "basic": "basic composition of T steps"}
 ACC_COLORS = {"pld": F.COLORS[0], "rdp": F.COLORS[5], "none": F.COLORS[1], "basic": F.COLORS[4]}
 LEGEND_INSIDE = {"orientation": "v", "yanchor": "bottom", "y": 0.02, "xanchor": "right", "x": 0.99,

@@ -37,7 +37,7 @@ def _plotted_trace(check: Mapping[str, Any], results: Mapping[str, Any] | None, 
     import numpy as np
 
     data = [t for t in (figure.data if figure is not None else ()) if getattr(t, "y", None) is not None
-            and t.fill != "toself"]
+            and getattr(t, "fill", None) != "toself"]
     if "trace" in check:
         return next((t for t in data if check["trace"] in (t.name or "")), None)
     res = (results or {}).get(check.get("label", ""))

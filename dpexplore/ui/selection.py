@@ -201,8 +201,8 @@ class SelectionDashboard(Dashboard):
                       "and spends more the more positives it gives."),
         Panel("audit", "5. Audit: claimed vs exact vs measured ε", depends_on=("epsilon", "k", "sensitivity", "c",
                                                                            "seed"),
-              caption="Grey: what each algorithm claims. Blue: its exact ε. Pink: a measured lower bound. A blue "
-                      "or pink bar above the grey one refutes the claim."),
+              caption="Grey: what each algorithm claims. Blue: its exact ε. Pink: a measured ε̂, a lower bound on the "
+                      "true ε at 95 % confidence. A blue or pink bar above the grey one refutes the claim."),
     ]
 
     def figure(self, panel: str, p: Mapping[str, Any]) -> go.Figure:

@@ -67,8 +67,10 @@ class Burst:
     def _read(self, p) -> None:
         for line in p.stdout:
             parts = line.split()
+            if not line.endswith("\n") or not parts:  # cut by kill -9 mid-print: the ack was never complete
+                continue
             with self._lock:
-                if parts[0] == "ack":
+                if parts[0] == "ack" and len(parts) == 3:
                     self.acked[parts[1]] = int(parts[2])
                 elif parts[0] == "error":
                     self.errors += 1

@@ -68,7 +68,10 @@ def test_nginx_drops_half_sent_requests_and_limits_connections_per_client(tmp_pa
             dropped_after = time.monotonic() - t0
             half.close()
             secret_status = _status(f"{ng.url}/voila/render/06_class_poll.ipynb?secret=PROXYSECRET5&join=J")
-            access_log = (ng.dir / "logs" / "access.log").read_text()
+            deadline = time.monotonic() + 10  # nginx logs a request after answering it: wait for its line
+            while "06_class_poll.ipynb" not in (access_log := (ng.dir / "logs" / "access.log").read_text()) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.1)
             # three page loads at once (each executes the notebook for a second or more) from one client
             url = f"{ng.url}/voila/render/binary_traffic.ipynb"
             with concurrent.futures.ThreadPoolExecutor(3) as pool:

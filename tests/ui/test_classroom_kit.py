@@ -262,7 +262,8 @@ def test_04s_caption_numbers_are_what_the_library_computes():
 
 @pytest.mark.slow
 def test_02s_first_caption_numbers_hold_at_seed_0():
-    """Item 7 for 02's panel 1 (quoted "at seed 0": ten seeds of this sweep cost minutes)."""
+    """Item 7 for 02's panel 1: the caption quotes the lowest–highest of seeds 0–9 (issue 37 item 9); seed 0, the
+    page's default, lies inside every range (tests/notebooks/test_quoted_numbers.py recomputes the ends)."""
     from dpexplore.ui.pca import PrivatePCADashboard
 
     d = PrivatePCADashboard(query_string="seed=0", render=False, background=False)
@@ -272,14 +273,15 @@ def test_02s_first_caption_numbers_hold_at_seed_0():
     m = np.nanmean(np.asarray(r.values, dtype=float), axis=-1)
     adaptive, worst, gauss = (m[list(r.series).index(s)] for s in ("adaptive", "worst", "gauss"))
     k = g >= 5
-    lo, hi = re.search(r"\((\d+)–(\d+)× lower error at ε ≥ 5 at the defaults, at seed 0\)", cap).groups()
+    lo, hi = map(int, re.search(r"\((\d+)–(\d+)× lower error at ε ≥ 5 at the defaults\)", cap).groups())
     ratio = worst[k] / adaptive[k]
-    assert round(ratio.min()) >= int(lo) and round(ratio.max()) <= int(hi), ratio
-    lo, hi = map(float, re.search(r"within a factor ([\d.]+)–([\d.]+) at seed 0", cap).groups())
+    assert lo - 0.5 <= ratio.min() and ratio.max() <= hi + 0.5, ratio
+    lo, hi = map(float, re.search(r"within a factor ([\d.]+)–([\d.]+), either side", cap).groups())
     ratio = gauss[k] / adaptive[k]
     assert lo - 0.05 <= ratio.min() and ratio.max() <= hi + 0.05, ratio
-    slope = float(re.search(r"the measurement's −([\d.]+) at seed 0", cap).group(1))
-    assert np.polyfit(np.log(g[k]), np.log(adaptive[k]), 1)[0] == pytest.approx(-slope, abs=0.005)
+    lo, hi = map(float, re.search(r"the measurement's −([\d.]+) to −([\d.]+)\)", cap).groups())
+    slope = -np.polyfit(np.log(g[k]), np.log(adaptive[k]), 1)[0]
+    assert lo - 0.005 <= slope <= hi + 0.005, slope
     rate = next(t for t in d.figures["vs_eps"].data if "Thm 1.1" in (t.name or ""))
     y = np.interp(np.log(g), np.log(np.asarray(rate.x, dtype=float)), np.asarray(rate.y, dtype=float))
     lo, hi = map(int, re.search(r"lies (\d+)–(\d+)× below", cap).groups())
