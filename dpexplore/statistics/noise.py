@@ -66,15 +66,19 @@ def noise_sd(noise: str, *, epsilon: float, delta: float = 0.0, sensitivity: flo
     >>> round(noise_sd("laplace", epsilon=1.0), 6)
     1.414214
     """
-    noise = check_choice(noise, "noise", NOISES)
-    eps = check_epsilon(epsilon)
-    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
+    noise, eps, sens = _check_noise_scale(noise, epsilon, sensitivity)
     if noise == "laplace":
         return math.sqrt(2.0) * sens / eps
     if noise == "gaussian":
         return gaussian_sigma(eps, check_delta(delta), sens)
     a = _alpha(eps, sens)
     return math.sqrt(2.0 * a) / (1.0 - a)
+
+
+def _check_noise_scale(noise: str, epsilon: float, sensitivity: float) -> tuple[str, float, float]:
+    """The checked (noise, ε, Δ) of a noise-size formula (:func:`noise_sd`, ``theory.expected_abs_error``)."""
+    return (check_choice(noise, "noise", NOISES), check_epsilon(epsilon),
+            check_real(sensitivity, "sensitivity", low=0.0, low_open=True))
 
 
 def _check_noise_args(noise: str, epsilon: float, delta: float) -> tuple[str, float, float]:

@@ -27,13 +27,12 @@ from dpexplore.core.validation import (
     check_array,
     check_choice,
     check_delta,
-    check_epsilon,
     check_int,
     check_real,
 )
 
 from .mechanisms import MAX_ROWS, MAX_ROWS_PER_PERSON, _bounds
-from .noise import NOISES, noise_sd, postprocessing_bias
+from .noise import NOISES, _alpha, _check_noise_scale, noise_sd, postprocessing_bias
 
 __all__ = [
     "STATISTICS",
@@ -85,14 +84,12 @@ def expected_abs_error(noise: str, *, epsilon: float, delta: float = 0.0, sensit
     >>> round(expected_abs_error("geometric", epsilon=1.0), 4)
     0.8509
     """
-    noise = check_choice(noise, "noise", NOISES)
-    eps = check_epsilon(epsilon)
-    sens = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
+    noise, eps, sens = _check_noise_scale(noise, epsilon, sensitivity)
     if noise == "laplace":
         return sens / eps
     if noise == "gaussian":
         return gaussian_sigma(eps, check_delta(delta), sens) * math.sqrt(2.0 / math.pi)
-    a = math.exp(-eps / sens)
+    a = _alpha(eps, sens)
     return 2.0 * a / (1.0 - a * a)
 
 
