@@ -15,6 +15,12 @@ What a single unauthenticated client could do before, and what holds now:
   connection beyond :attr:`~ConnectionLimits.max_connections_per_address` or
   :attr:`~ConnectionLimits.max_connections` open ones is answered ``503`` and closed before any byte
   of it is read. Open websockets count (they hold a socket too).
+* **Many addresses together at the total cap** (issue 39, S1b): 8 addresses × 256 half-sent requests
+  filled all 2,048 slots and every other visitor was refused. At the total cap a newcomer is served by
+  closing the connection that has waited longest for a request's headers at the address holding the
+  most connections, when that address holds at least two more than the newcomer's (max-min fairness: a
+  visitor with few connections always gets one; connections within a request and websockets are never
+  closed; ``exempt_addresses`` are never chosen).
 * **EMFILE**: the accept loop logged an 8-line traceback per event-loop turn at the open-files
   limit (1.16 GB of log in 2.5 min). Now one line per :attr:`~ConnectionLimits.error_log_interval`
   (with the count), and accepting pauses 0.2 s instead of spinning.
@@ -40,7 +46,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from tornado import httpserver, netutil, tcpserver, web, websocket
+from tornado import httpserver, httputil, netutil, tcpserver, web, websocket
 from tornado.concurrent import Future
 from tornado.ioloop import IOLoop
 from traitlets import Float, Integer, List, Unicode
@@ -106,6 +112,7 @@ _limits = ConnectionLimits()
 _open: dict[str, set] = defaultdict(set)  # client address -> open IOStreams
 _total = [0]
 _kernel_ws: dict[str, set] = defaultdict(set)  # kernel id -> open websocket handlers
+_waiting: dict = {}  # IOStream -> time.monotonic() since which it waits for a request's headers
 _last_log: dict[str, float] = {}
 _suppressed: dict[str, int] = defaultdict(int)
 
@@ -187,6 +194,7 @@ def _wrap_http_init(orig):
 
 
 def _release(stream, addr: str) -> None:
+    _waiting.pop(stream, None)
     streams = _open.get(addr)
     if streams is not None and stream in streams:
         streams.discard(stream)
@@ -212,12 +220,70 @@ def _over_limit(addr: str) -> str | None:
     return None
 
 
+def _evict_for(addr: str) -> bool:
+    """At the total cap, make room for a connection from ``addr`` (S1b, max-min fairness).
+
+    Closes the connection that has waited longest for a request's headers (a half-sent request or an idle
+    keep-alive connection; never one within a request, never a websocket) at the address holding the most
+    connections, if that address holds at least two more than ``addr`` (so the two cannot take a slot back
+    and forth). Returns whether one was closed.
+    """
+    mine = len(_open.get(addr, ()))
+    exempt = set(_limits.exempt_addresses)
+    for count, other in sorted(((len(s), a) for a, s in _open.items() if a not in exempt), reverse=True):
+        if count < mine + 2:
+            return False
+        idle = [(since, id(s), s) for s in _open[other] if (since := _waiting.get(s)) is not None]
+        if idle:
+            victim = min(idle)[2]
+            _rate_limited("evicted", "At the total connection cap: closed the longest-idle connection of %s "
+                          "(%d open) for a new one from %s (%d open)", other, count, addr, mine)
+            victim.close()
+            return True
+    return False
+
+
+class _HeadersSeen(httputil.HTTPMessageDelegate):
+    """Wraps a request's delegate: the stream stops waiting once the request's headers are in."""
+
+    def __init__(self, delegate, stream):
+        self._delegate, self._stream = delegate, stream
+
+    def headers_received(self, start_line, headers):
+        _waiting.pop(self._stream, None)
+        return self._delegate.headers_received(start_line, headers)
+
+    def data_received(self, chunk):
+        return self._delegate.data_received(chunk)
+
+    def finish(self):
+        return self._delegate.finish()
+
+    def on_connection_close(self):
+        return self._delegate.on_connection_close()
+
+
+def _wrap_start_request(orig):
+    def start_request(self, server_conn, request_conn):
+        delegate = orig(self, server_conn, request_conn)
+        stream = getattr(server_conn, "stream", None)
+        if stream is None or stream.closed():
+            return delegate
+        _waiting[stream] = time.monotonic()  # called before the next request's headers are read
+        return _HeadersSeen(delegate, stream)
+
+    start_request._dpexplore = True  # type: ignore[attr-defined]
+    return start_request
+
+
 def _wrap_handle_stream(orig):
     def handle_stream(self, stream, address):
         addr = str(address[0]) if isinstance(address, tuple) and address else str(address)
         why = _over_limit(addr)
         if why is not None:
             _prune()
+            why = _over_limit(addr)
+        if why is not None and why.endswith("in total") and _evict_for(addr):
             why = _over_limit(addr)
         if why is not None:
             _rate_limited("refused", "Refused new connections: %s (answered 503 and closed unread)", why)
@@ -360,6 +426,8 @@ def install() -> None:
         httpserver.HTTPServer.initialize = _wrap_http_init(httpserver.HTTPServer.initialize)
     if not getattr(httpserver.HTTPServer.handle_stream, "_dpexplore", False):
         httpserver.HTTPServer.handle_stream = _wrap_handle_stream(httpserver.HTTPServer.handle_stream)
+    if not getattr(httpserver.HTTPServer.start_request, "_dpexplore", False):
+        httpserver.HTTPServer.start_request = _wrap_start_request(httpserver.HTTPServer.start_request)
     tcpserver.add_accept_handler = add_accept_handler  # imported by name there
     if not getattr(logging.getLogRecordFactory(), "_dpexplore", False):
         logging.setLogRecordFactory(_scrubbing_factory)

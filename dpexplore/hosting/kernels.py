@@ -2,8 +2,11 @@
 starts in progress, and shuts down a Voila page's kernel when no browser connected to it within
 ``connect_timeout`` seconds after the page was sent (a plain GET otherwise held a slot for 20 min),
 or when it has had no open connection for ``disconnect_timeout`` seconds (one websocket open and
-close made a kernel "connected", and only the 20-min idle cull freed it). Messages buffered for a
-disconnected page (jupyter_server's replay buffer) are bounded by ``max_replay_buffer`` bytes.
+close made a kernel "connected", and only the 20-min idle cull freed it), or when its open page has sent
+no input for ``idle_page_timeout`` seconds (issue 39 H2: a connected page was never culled; the page's kit
+tells the reader first and offers a link that resumes with the same settings, :mod:`dpexplore.ui.idle`).
+Messages buffered for a disconnected page (jupyter_server's replay buffer) are bounded by
+``max_replay_buffer`` bytes.
 
 Every page view of a Voila dashboard starts one kernel (about 100–150 MiB here). Without a cap, a
 class (or one script reloading a page) can exhaust the machine's memory. The repository's
@@ -92,6 +95,21 @@ class LimitedKernelManager(AsyncMappingKernelManager):
              "its kernel. 0 disables (then only the idle cull frees such a kernel).",
     )
 
+    idle_page_timeout = Integer(
+        3600, config=True,
+        help="Shut down a Voila page's kernel whose open page has sent no input (no control moved, no button "
+             "pressed) for this many seconds plus idle_notice_margin (issue 39 H2: an idle open tab held its "
+             "seat for ever, and one visitor's idle tabs could fill the server). The page's dashboard kit says "
+             "so two minutes before, and at this time shows a link that reopens the page with the same "
+             "settings. Kernels inherit the value ($DPEXPLORE_IDLE_PAGE_TIMEOUT). 0 disables.",
+    )
+
+    idle_notice_margin = Integer(
+        30, config=True,
+        help="Seconds between the page's own 'paused' notice (at idle_page_timeout) and the shutdown, so the "
+             "notice and its resume link reach the page before the kernel goes.",
+    )
+
     max_replay_buffer = Integer(
         4 * 2**20, config=True,
         help="Bytes of kernel messages jupyter_server keeps for a page whose websocket dropped, to replay "
@@ -136,7 +154,12 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.last_disconnect: dict[str, float] = {}  # kernel id -> when its last connection closed
         self.kernel_clients: dict[str, str] = {}  # page kernel id -> the client that holds it (when known)
         self.pending_pages: dict[str, int] = {}  # client -> its page requests being served right now
+        self.last_input: dict[str, float] = {}  # page kernel id -> time.monotonic() of its page's last message
         self._reaper = None
+        if self.idle_page_timeout > 0:  # the kernels' kit reads it (dpexplore.ui.idle): kernels inherit it
+            os.environ["DPEXPLORE_IDLE_PAGE_TIMEOUT"] = str(int(self.idle_page_timeout))
+        else:
+            os.environ.pop("DPEXPLORE_IDLE_PAGE_TIMEOUT", None)
         connections.configure(parent=self.parent)
         if self.preheat_notebooks and hasattr(self, "kernel_pools_config"):  # wrapped by Voila's preheat factory
             size = int(getattr(getattr(self.parent, "voila_configuration", None), "default_pool_size", 1))
@@ -251,7 +274,14 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         if kernel_id in self.page_kernels:
             self.page_kernels[kernel_id] = time.monotonic()
 
+    def client_input(self, kernel_id: str) -> None:
+        """The page of ``kernel_id`` sent a message (called for every message a page kernel accepts)."""
+        if kernel_id in self.page_kernels:
+            self.last_input[kernel_id] = time.monotonic()
+
     def notify_connect(self, kernel_id):
+        if kernel_id in self.page_kernels:
+            self.last_input[kernel_id] = time.monotonic()  # a (re)connection is input
         self.ever_connected.add(kernel_id)
         self.last_disconnect.pop(kernel_id, None)
         super().notify_connect(kernel_id)
@@ -299,14 +329,20 @@ class LimitedKernelManager(AsyncMappingKernelManager):
     def unattended(self) -> list[tuple[str, str]]:
         """Page kernels to shut down: ``(kernel id, "never")`` when no browser connected within
         ``connect_timeout`` (or ``disconnect_timeout``, the smaller) after the page was sent,
-        ``(kernel id, "gone")`` when the last connection closed more than ``disconnect_timeout`` s ago."""
+        ``(kernel id, "gone")`` when the last connection closed more than ``disconnect_timeout`` s ago,
+        ``(kernel id, "idle")`` when its connected page sent no input for ``idle_page_timeout`` +
+        ``idle_notice_margin`` s."""
         timeouts = [t for t in (self.connect_timeout, self.disconnect_timeout) if t > 0]
-        if not timeouts:
-            return []
-        never, now, out = min(timeouts), time.monotonic(), []
+        now, out = time.monotonic(), []
+        idle_after = self.idle_page_timeout + max(0, self.idle_notice_margin)
         for k, sent in self.page_kernels.items():
-            if sent is None or self._kernel_connections.get(k, 0) > 0:
+            if self._kernel_connections.get(k, 0) > 0:
+                if self.idle_page_timeout > 0 and now - self.last_input.get(k, now) > idle_after:
+                    out.append((k, "idle"))
                 continue
+            if sent is None or not timeouts:
+                continue
+            never = min(timeouts)
             if k not in self.ever_connected:
                 if now - sent > never:
                     out.append((k, "never"))
@@ -315,7 +351,8 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         return out
 
     def _start_reaper(self) -> None:
-        if self._reaper is None and (self.connect_timeout > 0 or self.disconnect_timeout > 0 or self.pooled):
+        if self._reaper is None and (self.connect_timeout > 0 or self.disconnect_timeout > 0 or self.pooled
+                                     or self.idle_page_timeout > 0):
             from tornado.ioloop import PeriodicCallback
 
             self._reaper = PeriodicCallback(self._reap, 1000 * max(1, self.reap_interval))
@@ -367,6 +404,10 @@ class LimitedKernelManager(AsyncMappingKernelManager):
                 if why == "never":
                     self.log.warning("Shutting down kernel %s: its page was sent more than %d s ago and no "
                                      "browser has connected to it", kernel_id, self.connect_timeout)
+                elif why == "idle":
+                    self.log.warning("Shutting down kernel %s: its open page sent no input for more than %d s "
+                                     "(the page was told and offered a link that resumes it)", kernel_id,
+                                     self.idle_page_timeout + max(0, self.idle_notice_margin))
                 else:
                     self.log.warning("Shutting down kernel %s: no connection for more than %d s",
                                      kernel_id, self.disconnect_timeout)
@@ -390,4 +431,5 @@ class LimitedKernelManager(AsyncMappingKernelManager):
         self.page_kernels.pop(kernel_id, None)
         self.last_disconnect.pop(kernel_id, None)
         self.kernel_clients.pop(kernel_id, None)
+        self.last_input.pop(kernel_id, None)
         return await super().shutdown_kernel(kernel_id, *args, **kwargs)

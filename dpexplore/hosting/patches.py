@@ -198,6 +198,10 @@ def _wrap_incoming(orig):
             return None
         if page and _refuse_page_message(self, msg):
             return None
+        if page:
+            note = getattr(self.multi_kernel_manager, "client_input", None)
+            if note is not None:
+                note(self.kernel_id)  # the page is in use (LimitedKernelManager.idle_page_timeout)
         return orig(self, incoming_msg)
 
     handle_incoming_message._dpexplore = True  # type: ignore[attr-defined]

@@ -36,7 +36,7 @@ import plotly.graph_objects as go
 import dpexplore
 from dpexplore.core.experiment import experiment_progress
 
-from . import resync
+from . import idle, resync
 from .a11y import A11yKit
 from .audit import AuditPanel, AuditReport
 from .clientinput import ClientInput
@@ -146,6 +146,8 @@ class Dashboard(ClientInput, widgets.VBox):
         """
         super().__init__()
         self._render = _in_kernel() if render is None else render
+        if self._render and _in_kernel():
+            idle.install()  # the page's input, for the idle pause (before any widget opens its comm)
         self._background = (self._render and _in_kernel()) if background is None else bool(background)
         self._cv = threading.Condition()
         self._generation = 0
@@ -260,7 +262,10 @@ class Dashboard(ClientInput, widgets.VBox):
         main.add_class("dpx-main")
         body = widgets.Box([side, main])
         body.add_class("dpx-body")
-        self.children = [header, self.teaching, body, *audit_box, snippet_box, self._present_css, footer]
+        #: the idle-pause notices (dpexplore.ui.idle): empty while the page is in use; fixed at the window's foot
+        self._idle_box = widgets.HTML()
+        self.children = [header, self.teaching, body, *audit_box, snippet_box, self._present_css, footer,
+                         self._idle_box]
         if self.teaching.present:
             self.set_presentation(True, redraw=False)
         if self._render and _in_kernel():
@@ -269,6 +274,11 @@ class Dashboard(ClientInput, widgets.VBox):
         self._guard_widgets()
         if preheat:
             self._await_request()
+        self.idle_watch: idle.IdleWatch | None = None
+        timeout = idle.timeout_from_env() if self._render and _in_kernel() else None
+        if timeout is not None:  # a server that frees idle pages' kernels (LimitedKernelManager.idle_page_timeout)
+            self.idle_watch = idle.IdleWatch(self._idle_box, lambda: self.teaching.page_query(self.params()), timeout)
+            self.idle_watch.start()
 
     def _show_if(self, ctl: Control) -> None:
         other, wanted = ctl.shown_if
