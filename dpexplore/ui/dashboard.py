@@ -262,10 +262,11 @@ class Dashboard(ClientInput, widgets.VBox):
         main.add_class("dpx-main")
         body = widgets.Box([side, main])
         body.add_class("dpx-body")
-        #: the idle-pause notices (dpexplore.ui.idle): empty while the page is in use; fixed at the window's foot
+        #: the idle-pause notices (dpexplore.ui.idle): empty while the page is in use; fixed at the window's foot,
+        #: so its place among the children does not matter; the footer stays the last child
         self._idle_box = widgets.HTML()
-        self.children = [header, self.teaching, body, *audit_box, snippet_box, self._present_css, footer,
-                         self._idle_box]
+        self.children = [header, self.teaching, body, *audit_box, snippet_box, self._present_css, self._idle_box,
+                         footer]
         if self.teaching.present:
             self.set_presentation(True, redraw=False)
         if self._render and _in_kernel():
