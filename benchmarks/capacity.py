@@ -205,11 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--import-repeats", type=int, default=3, help="repeats of the scipy.stats import probe (0: skip)")
     ap.add_argument("--out", default=str(RESULT))
     ap.add_argument("--write-guide", action="store_true",
-                    help="only regenerate the tables of docs/guides/capacity.md and README.md from --out, and stop")
+                    help="only regenerate the table of docs/guides/capacity.md from --out, and stop")
     a = ap.parse_args(argv)
     if a.write_guide:
-        for doc in (GUIDE, GUIDE.parents[2] / "README.md"):  # the guide and the README's copy
-            write_guide(Path(a.out), doc)
+        write_guide(Path(a.out), GUIDE)
         return 0
     if not 1 <= a.students <= MAX_STUDENTS:
         ap.error(f"--students must be in [1, {MAX_STUDENTS}]; got {a.students}")

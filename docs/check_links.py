@@ -1,6 +1,9 @@
 """Internal link check of the built site: every local ``href``/``src`` resolves to a file, and every
 ``#anchor`` to an ``id`` in that file. External links (http, https, mailto) are not fetched.
 
+Also: no page shows raw template text (``{{ version }}``: a substitution MyST did not apply, e.g. inside
+inline code).
+
 Usage: ``python docs/check_links.py docs/_build/html`` (exit status 1 and a list when something is broken).
 """
 
@@ -12,14 +15,28 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+RAW_TEMPLATE = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}")
+
 
 class _Collect(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.links: list[str] = []
         self.ids: set[str] = set()
+        self.raw: list[str] = []  # raw template text shown on the page
+        self._skip = 0  # inside <script>/<style>
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.raw += RAW_TEMPLATE.findall(data)
 
     def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
         a = dict(attrs)
         for key in ("id", "name"):
             if a.get(key):
@@ -34,7 +51,7 @@ def check(site: Path) -> list[str]:
     pages = {p: _Collect() for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts}
     for p, c in pages.items():
         c.feed(p.read_text(errors="replace"))
-    broken = []
+    broken = [f"{p.relative_to(site)}: raw template text {t!r}" for p, c in pages.items() for t in c.raw]
     for page, c in pages.items():
         for link in c.links:
             parts = urlsplit(link)

@@ -102,10 +102,10 @@ def test_readme_experiments_example_runs(repo_root):
     import re
     from pathlib import Path
 
-    text = (Path(repo_root) / "README.md").read_text()
+    text = (Path(repo_root) / "docs" / "guides" / "library.md").read_text()
     (code,) = re.findall(r"<!-- experiments-example -->\n```python\n(.+?)\n```", text, re.S)
     ns = {}
-    exec(code, ns)  # noqa: S102 - the README's own example
+    exec(code, ns)  # noqa: S102 - the library guide's own example
     assert ns["r"].values.shape == (3, 2, 2) and "# seed: 0" in ns["text"]
     assert ExperimentResult.from_csv(ns["text"]).same_numbers(ns["r"])
 

@@ -115,7 +115,7 @@ def test_one_answer_per_token_enforced_by_the_database(store):
 
 
 def test_a_new_page_view_gets_a_new_token_and_can_answer_again(store):
-    """What the README says a reload can do: a new page view is a new token (counted in the tally)."""
+    """What docs/guides/poll.md says a reload can do: a new page view is a new token (counted in the tally)."""
     poll = store.create_poll("Q?", epsilon=1.0)
     for _ in range(2):
         store.submit(poll.code, store.issue_token(poll.code), 1)

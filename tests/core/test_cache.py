@@ -404,7 +404,7 @@ def test_deleting_the_folder_clears_it_for_running_processes_too(tmp_path):
     directory = tmp_path / "cache"
     with using_cache(directory):
         a = run()
-        shutil.rmtree(directory)  # what the README says clears the cache
+        shutil.rmtree(directory)  # what the library guide (docs/guides/library.md) says clears the cache
         b = run()
         assert not b.cached and b.same_numbers(a) and (directory / ".secret").exists()
         assert run().cached
