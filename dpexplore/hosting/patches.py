@@ -23,7 +23,9 @@ class attribute or a module-level name, so it holds however the name was importe
   cookie. Without it, a shutdown is accepted only on a server with authentication (a token or a
   password: JupyterLab, Binder), under jupyter_server's usual XSRF rule. On an open Voila server the
   XSRF rule alone protects nothing (a script sets the ``_xsrf`` cookie and form field itself), so
-  ``DELETE /api/kernels/<id>`` of a page kernel is refused there too.
+  ``DELETE /api/kernels/<id>`` of a page kernel is refused there too. ``GET /api/kernels/<id>`` of a page
+  kernel there answers only the page (a second cookie, :func:`api_cookie_name`, scoped to that path), and
+  404 to anyone else.
 * **Preheated kernels** (``--preheat_kernel``): when Voila hands a pooled kernel to a page
   (``RequestInfoSocketHandler.send_updates``), the kernel manager is told (it becomes that page's
   kernel: grace, connect timeout, owner cookie), and the request-info websocket
@@ -57,8 +59,8 @@ from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_f
 from .instructor import client_address
 
 __all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "CODE_REQUESTS", "LOCKDOWN_ENV",
-           "PAGE_CSP", "QUERY_TOKEN", "owner_cookie_name", "owner_token", "strip_external_links",
-           "current_page", "install"]
+           "PAGE_CSP", "QUERY_TOKEN", "api_cookie_name", "api_token", "owner_cookie_name", "owner_token",
+           "strip_external_links", "current_page", "install"]
 
 V1 = "v1.kernel.websocket.jupyter.org"
 #: comm targets a Voila page's own front end opens (ipywidgets 8: ask the kernel for every widget's state)
@@ -89,6 +91,17 @@ def owner_cookie_name(kernel_id: str) -> str:
     return f"dpx-kernel-{kernel_id}"
 
 
+def api_cookie_name(kernel_id: str) -> str:
+    """The cookie that lets a page read ``GET /api/kernels/<its kernel id>`` (scoped to that path)."""
+    return f"dpx-kapi-{kernel_id}"
+
+
+def api_token(kernel_id: str) -> str:
+    """The value of :func:`api_cookie_name` (an HMAC under this process's secret, another domain than
+    :func:`owner_token`, so neither cookie stands for the other)."""
+    return hmac.new(_SECRET, b"api:" + kernel_id.encode(), hashlib.sha256).hexdigest()
+
+
 class _PageRequest:
     """The render request being served in this task (see :func:`current_page`)."""
 
@@ -109,6 +122,10 @@ class _PageRequest:
         if not h._headers_written:
             h.set_cookie(owner_cookie_name(kernel_id), owner_token(kernel_id),
                          path=url_path_join(h.base_url, "voila/api/shutdown", kernel_id),
+                         httponly=True, samesite="Strict", expires_days=1)
+            # the front end reads its kernel's model when its websocket fails (is the kernel dead?)
+            h.set_cookie(api_cookie_name(kernel_id), api_token(kernel_id),
+                         path=url_path_join(h.base_url, "api/kernels", kernel_id),
                          httponly=True, samesite="Strict", expires_days=1)
 
 
@@ -349,6 +366,28 @@ def _wrap_kernel_api_xsrf(orig_check):
     return check_xsrf_cookie
 
 
+def _wrap_kernel_get(orig_get):
+    """``GET /api/kernels/<id>`` of a Voila page's kernel on a server without authentication: only the page
+    that received the kernel (its :func:`api_cookie_name` cookie) reads the model; anyone else gets the
+    same 404 as for a kernel that does not exist (no existence oracle, no activity or connection counts).
+
+    The page's front end (``@jupyterlab/services``) asks only when its websocket fails, to tell a dead kernel
+    from a dropped connection; a 404 makes it reconnect, as a live kernel's model does.
+    """
+
+    async def get(self, kernel_id, *args, **kwargs):
+        km = self.kernel_manager
+        if (not getattr(self.identity_provider, "auth_enabled", True)
+                and kernel_id in getattr(km, "page_kernels", {})):
+            cookie = self.get_cookie(api_cookie_name(kernel_id))
+            if not (cookie and hmac.compare_digest(cookie, api_token(kernel_id))):
+                raise tornado.web.HTTPError(404, "Kernel does not exist: %s", kernel_id)
+        return await orig_get(self, kernel_id, *args, **kwargs)
+
+    get._dpexplore = True  # type: ignore[attr-defined]
+    return get
+
+
 @tornado.web.authenticated
 async def _shutdown_post(self, kernel_id):
     if kernel_id in self.kernel_manager:
@@ -441,6 +480,8 @@ def install() -> dict[str, bool]:
 
     if not getattr(KernelHandler.check_xsrf_cookie, "_dpexplore", False):
         KernelHandler.check_xsrf_cookie = _wrap_kernel_api_xsrf(KernelHandler.check_xsrf_cookie)
+    if not getattr(KernelHandler.get, "_dpexplore", False):
+        KernelHandler.get = _wrap_kernel_get(KernelHandler.get)
     from jupyter_server.auth.logout import LogoutHandler
 
     if not getattr(LogoutHandler.get, "_dpexplore", False):

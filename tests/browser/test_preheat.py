@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dpexplore.serve import merge_options, preheat_options
-from tests.hosting.wsclient import kernel_alive
+from tests.hosting.wsclient import API_COOKIES, kernel_alive
 
 from .harness import JS_RENDERED, VoilaServer, check_page, require_browser
 
@@ -92,6 +92,9 @@ def test_a_pooled_page_owns_its_kernel_and_closing_the_tab_frees_it(server, brow
             "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
         assert kernel_id in _pooled_kernels(server)
         assert f"dpx-kernel-{kernel_id}=" in (resp.all_headers().get("set-cookie") or "")
+        api = [c for c in ctx.cookies() if c["name"] == f"dpx-kapi-{kernel_id}"]
+        assert api, "the pooled page got no cookie for its kernel's model"
+        API_COOKIES[kernel_id] = f"{api[0]['name']}={api[0]['value']}"  # what its browser sends
         assert kernel_alive(server.url, kernel_id)
         t0 = time.monotonic()
         page.close(run_before_unload=True)

@@ -23,7 +23,7 @@ import pytest
 
 from tests.browser.harness import free_port
 
-from .wsclient import V1, connect, fetch_page, kernel_alive, read_for
+from .wsclient import API_COOKIES, V1, connect, fetch_page, kernel_alive, read_for
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,6 +95,9 @@ def _render(url: str) -> tuple[str, str]:
         cookies = resp.headers.get_all("Set-Cookie") or []
     kernel_id = re.search(r'kernelId"?\s*[:=]\s*"([0-9a-f-]{36})"', html).group(1)
     owner = [c.split(";")[0] for c in cookies if c.startswith(f"dpx-kernel-{kernel_id}=")]
+    api = [c.split(";")[0] for c in cookies if c.startswith(f"dpx-kapi-{kernel_id}=")]
+    if api:  # what the page's browser would send to GET /api/kernels/<id> (kernel_alive uses it)
+        API_COOKIES[kernel_id] = api[0]
     return kernel_id, owner[0] if owner else ""
 
 

@@ -63,6 +63,44 @@ def test_a_page_names_no_third_party_and_sends_its_policy(capped):
     assert not re.search(r'(?:href|src)="(?:https?:)?//', body)
 
 
+def _get_cookie(url: str, path: str, cookie: str | None) -> int:
+    host, port = url.removeprefix("http://").split(":")
+    con = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        con.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        resp = con.getresponse()
+        resp.read()
+        return resp.status
+    finally:
+        con.close()
+
+
+def test_a_page_kernels_model_answers_only_its_page(capped):
+    """Issue 39 leftover: ``GET /api/kernels/<id>`` answered anyone who had the id (its activity, its
+    connection count). Now the page's own cookie (scoped to that path) reads it; anyone else gets the 404 of
+    a kernel that does not exist."""
+    host, port = capped.url.removeprefix("http://").split(":")
+    con = http.client.HTTPConnection(host, int(port), timeout=120, source_address=("127.0.0.5", 0))
+    try:
+        con.request("GET", "/voila/render/binary_traffic.ipynb")
+        resp = con.getresponse()
+        body = resp.read().decode(errors="replace")
+        cookies = resp.headers.get_all("Set-Cookie") or []
+    finally:
+        con.close()
+    kernel_id = re.search(r'kernelId"?\s*[:=]\s*"([0-9a-f-]{36})"', body).group(1)
+    api = [c for c in cookies if c.startswith(f"dpx-kapi-{kernel_id}=")]
+    assert api and f"Path=/api/kernels/{kernel_id}" in api[0] and "HttpOnly" in api[0], cookies
+    pair = api[0].split(";")[0]
+    path = f"/api/kernels/{kernel_id}"
+    assert _get_cookie(capped.url, path, None) == 404  # was 200 with the kernel's model
+    assert _get_cookie(capped.url, path, pair[:-4] + "0000") == 404  # a forged value
+    owner = [c.split(";")[0] for c in cookies if c.startswith(f"dpx-kernel-{kernel_id}=")]
+    assert _get_cookie(capped.url, path, owner[0].replace("dpx-kernel-", "dpx-kapi-")) == 404  # the other cookie
+    assert _get_cookie(capped.url, "/api/kernels/00000000-0000-4000-8000-000000000000", None) == 404
+    assert _get_cookie(capped.url, path, pair) == 200  # the page itself
+
+
 def test_half_sent_requests_from_many_addresses_leave_another_visitor_served():
     """S1b: 8 addresses (127.0.0.2-9) × 256 half-sent requests filled the 2,048-connection total cap and every
     other visitor was refused (503). Now, at the total cap, the longest-waiting half-sent request of the address

@@ -12,14 +12,24 @@ import uuid
 
 from tornado import httpclient, websocket
 
+#: kernel id -> the ``Cookie`` header its page received for ``GET /api/kernels/<id>`` (see kernel_alive)
+API_COOKIES: dict[str, str] = {}
+
 
 def fetch_page(base_url: str, notebook: str, timeout: float = 120.0) -> tuple[str, str, list[str]]:
-    """GET the rendered page; return (html, kernel id, widget model ids shown at top level)."""
+    """GET the rendered page; return (html, kernel id, widget model ids shown at top level).
+
+    The page's cookie for reading its kernel's model is kept in :data:`API_COOKIES`, as a browser keeps it."""
     with urllib.request.urlopen(f"{base_url}/voila/render/{notebook}", timeout=timeout) as resp:  # noqa: S310
         html = resp.read().decode()
+        set_cookies = resp.headers.get_all("Set-Cookie") or []
     kernel = re.search(r'kernelId"?\s*[:=]\s*"([0-9a-f-]{36})"', html)
     if kernel is None:
         raise AssertionError("no kernel id in the page")
+    for c in set_cookies:
+        pair = c.split(";", 1)[0].strip()
+        if pair.startswith(f"dpx-kapi-{kernel.group(1)}="):
+            API_COOKIES[kernel.group(1)] = pair
     models = re.findall(r'model_id\\?"\s*:\s*\\?"([0-9a-f]{32})', html)
     return html, kernel.group(1), models
 
@@ -95,10 +105,15 @@ async def walk_states(ws, models: list[str], *, seconds: float = 30.0) -> dict[s
     return states
 
 
-def kernel_alive(base_url: str, kernel_id: str) -> bool:
-    """Does the server still know this kernel? (``GET /api/kernels/<id>``: 200 or 404)."""
+def kernel_alive(base_url: str, kernel_id: str, cookie: str | None = None) -> bool:
+    """Does the server still know this kernel? (``GET /api/kernels/<id>``: 200 or 404).
+
+    Sent with the page's cookie (``cookie``, or the one :func:`fetch_page` kept): on a server without
+    authentication, a page kernel's model answers only its page, 404 to anyone else."""
+    cookie = cookie or API_COOKIES.get(kernel_id)
+    req = urllib.request.Request(f"{base_url}/api/kernels/{kernel_id}", headers={"Cookie": cookie} if cookie else {})
     try:
-        with urllib.request.urlopen(f"{base_url}/api/kernels/{kernel_id}", timeout=10) as resp:  # noqa: S310
+        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310
             return resp.status == 200
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
