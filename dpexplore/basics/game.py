@@ -46,14 +46,14 @@ def clopper_pearson_interval(successes: int, trials: int, confidence: float = 0.
     >>> round(lo, 4), round(hi, 4)
     (0.509, 0.9134)
     """
-    from scipy import stats
+    from scipy import special  # betaincinv(a, b, q) = beta(a, b).ppf(q) of scipy.stats, without importing scipy.stats
 
     n = check_int(trials, "trials", low=1, high=10**9)
     k = check_int(successes, "successes", low=0, high=n)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
     a = (1.0 - conf) / 2.0
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
+    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, a))
+    hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - a))
     return lo, hi
 
 
@@ -109,7 +109,7 @@ def sequential_lower_bounds(rounds: int, confidence: float = 0.95) -> np.ndarray
     >>> round(float(t[20, 20]), 4), round(clopper_pearson_interval(20, 20, 1 - 0.05 / 20)[0], 4)
     (0.7159, 0.7159)
     """
-    from scipy import stats
+    from scipy import special  # betaincinv(a, b, q) = beta(a, b).ppf(q) of scipy.stats, without importing scipy.stats
 
     n_max = check_int(rounds, "rounds", low=1, high=MAX_TABLE_ROUNDS)
     conf = check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -117,7 +117,7 @@ def sequential_lower_bounds(rounds: int, confidence: float = 0.95) -> np.ndarray
     n = np.arange(n_max + 1)[:, None]
     k = np.arange(n_max + 1)[None, :]
     with np.errstate(invalid="ignore"):
-        lo = stats.beta.ppf(a, np.maximum(k, 1), np.maximum(n - k + 1, 1))
+        lo = special.betaincinv(np.maximum(k, 1), np.maximum(n - k + 1, 1), a)
     lo = np.where(k == 0, 0.0, lo)
     return np.where(k <= n, lo, np.nan)
 

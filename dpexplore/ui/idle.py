@@ -22,6 +22,9 @@ import time
 from collections.abc import Callable
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget import _show_traceback
+
+from .kernel import _unwrapped_handle_msg
 
 __all__ = ["ENV", "WARN_BEFORE_S", "IdleWatch", "install", "touch", "timeout_from_env"]
 
@@ -62,17 +65,23 @@ def install() -> None:
         _installed[0] = True
     orig = widgets.Widget._handle_msg
     orig_control = widgets.Widget._handle_control_comm_msg.__func__
+    # ipywidgets wraps _handle_msg in _show_traceback (it sends a client's failing update back as a
+    # traceback); the dashboards' guard (Dashboard._guard_widgets) unwraps that to call the inner method.
+    # So the stamp goes inside, and the same wrapper is put back around it: the guard keeps finding it.
+    inner = _unwrapped_handle_msg(widgets.Widget)
 
     def _handle_msg(self, msg):
         touch()
-        return orig(self, msg)
+        return (inner or orig)(self, msg)
 
     def _handle_control(cls, msg):
         touch()
         return orig_control(cls, msg)
 
     _handle_msg._dpx_idle = True  # type: ignore[attr-defined]
-    widgets.Widget._handle_msg = _handle_msg
+    outer = _show_traceback(_handle_msg) if inner is not None else _handle_msg
+    outer._dpx_idle = True  # type: ignore[attr-defined]
+    widgets.Widget._handle_msg = outer
     widgets.Widget._handle_control_comm_msg = classmethod(_handle_control)
 
 

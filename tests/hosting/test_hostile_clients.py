@@ -25,7 +25,18 @@ import pytest
 
 from tests.browser.harness import VoilaServer, chromium_available
 
-from .wsclient import V1, connect, decode, fetch_page, kernel_alive, message, read_for, walk_states, widget_update
+from .wsclient import (
+    API_COOKIES,
+    V1,
+    connect,
+    decode,
+    fetch_page,
+    kernel_alive,
+    message,
+    read_for,
+    walk_states,
+    widget_update,
+)
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,6 +258,9 @@ def test_closing_a_tab_frees_its_kernel_and_nobody_else_can(server):
             page.wait_for_selector(".widget-slider", timeout=60_000)  # widgets drawn: the page is connected
             kernel_id = page.evaluate(
                 "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+            api = [c for c in ctx.cookies() if c["name"] == f"dpx-kapi-{kernel_id}"]
+            assert api, "the page got no cookie for its kernel's model"
+            API_COOKIES[kernel_id] = f"{api[0]['name']}={api[0]['value']}"  # what its browser sends
             assert kernel_alive(server.url, kernel_id)
             # another client that knows the kernel id cannot shut it down
             assert _forged_shutdown(server.url, kernel_id) == 403

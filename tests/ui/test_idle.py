@@ -89,3 +89,20 @@ def test_the_resume_link_holds_the_dashboards_current_settings():
     clock.now += 60
     assert w.check() == "paused" and f'href="?{query.replace("&", "&amp;")}"' in dash._idle_box.value
     assert dash.idle_watch is None  # outside a kernel served with the limit, no watch runs
+
+
+def test_the_input_stamp_keeps_the_dashboards_traceback_guard_working():
+    """The guard (Dashboard._guard_widgets) unwraps ipywidgets' _show_traceback to call the inner handler,
+    so a client's NaN is dropped instead of answered with a traceback. idle.install must leave that shape:
+    wrapping the outer function broke it (tests/hosting/test_hostile_clients.py caught the traceback)."""
+    import ipywidgets as widgets
+
+    from dpexplore.ui.kernel import _unwrapped_handle_msg
+
+    idle.install()
+    inner = _unwrapped_handle_msg(widgets.Widget)
+    assert inner is not None and getattr(inner, "_dpx_idle", False)
+    before = idle.last_input()
+    w = widgets.IntSlider()
+    inner(w, {"content": {"data": {"method": "update", "state": {"value": 3}, "buffer_paths": []}}, "buffers": []})
+    assert w.value == 3 and idle.last_input() >= before
