@@ -89,7 +89,18 @@ def _rank(item) -> int:
     return max((_RANK[m.name] for m in item.iter_markers() if m.name in _RANK), default=0)
 
 
+#: one result cache for every Voila server this test run starts (tests/browser/harness.py): a page opened by
+#: several modules computes its default view once. Results are keyed by the code's version and every parameter,
+#: so a hit is the same numbers; the cache is safe for concurrent kernels (it is what a served class shares).
+TEST_RESULT_CACHE_ENV = "DPEXPLORE_TEST_RESULT_CACHE"
+
+
 def pytest_configure(config):
+    if not os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get(TEST_RESULT_CACHE_ENV):
+        import tempfile
+
+        os.environ[TEST_RESULT_CACHE_ENV] = tempfile.mkdtemp(prefix="dpx-test-results-")  # inherited by workers
+        config._dpx_result_cache = os.environ[TEST_RESULT_CACHE_ENV]
     # the controller of a parallel run: a file where worker gw0 tells the scheduler (tests/xdist_units.py) which
     # tests share a module-scoped fixture, and how heavy each is (the controller itself collects nothing)
     if not os.environ.get("PYTEST_XDIST_WORKER") and getattr(config.option, "dist", "no") != "no":
@@ -102,6 +113,12 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    cache = getattr(config, "_dpx_result_cache", None)
+    if cache:
+        import shutil
+
+        os.environ.pop(TEST_RESULT_CACHE_ENV, None)
+        shutil.rmtree(cache, ignore_errors=True)
     path = getattr(config, "_dpx_units_file", None)
     if path:
         os.environ.pop("DPX_XDIST_UNITS", None)

@@ -182,6 +182,9 @@ class VoilaServer:
         exe = Path(sys.executable).with_name("voila")
         env = dict(os.environ if self.env is None else self.env)
         env.pop("QUERY_STRING", None)
+        shared = os.environ.get("DPEXPLORE_TEST_RESULT_CACHE")  # tests/conftest.py: one cache per test run
+        if shared and "DPEXPLORE_CACHE_DIR" not in env:
+            env["DPEXPLORE_CACHE_DIR"] = shared
         for attempt in range(3):
             cmd = [str(exe) if exe.exists() else "voila", str(self.root), "--no-browser", "--Voila.ip=127.0.0.1",
                    f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
