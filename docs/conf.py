@@ -94,13 +94,14 @@ myst_heading_anchors = 3
 html_theme = "pydata_sphinx_theme"
 html_title = f"dpexplore {release}"
 html_static_path = ["_static"]
-html_js_files = ["plotly.min.js"]  # copied from the installed plotly below: the plots work offline
+html_js_files = ["plotly.min.js", "dpexplore-plots.js"]  # plotly copied from the installed package below (the
+# plots work offline); dpexplore-plots.js fits each plot to the text column once the page has laid out
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 
 
 # -- generated sources -----------------------------------------------------------------------------
-SUBPACKAGES = ["core", "classroom", "spectral", "pca", "markov", "shuffle", "erm", "experiments",
-               "hosting", "ui", "resources", "serve"]
+#: every subpackage (a new course module appears by itself) and the top-level modules with a public API
+SUBPACKAGES = sorted(p.parent.name for p in (ROOT / "dpexplore").glob("*/__init__.py")) + ["resources", "serve"]
 UI_MODULES = ["dashboard", "controls", "figures", "plotpanel", "teaching", "audit", "resync", "poll",
               "spectral", "pca", "markov", "shuffle", "erm"]
 
