@@ -63,7 +63,12 @@ def shuffle_central_epsilon(epsilon0: float, *, n: int, k: int, delta: float) ->
     e0 = check_epsilon(epsilon0, "epsilon0")
     n = check_int(n, "n", low=2, high=MAX_N)
     k = check_int(k, "k", low=2, high=MAX_K)
-    return float(shuffled_epsilon(e0, n, check_delta(delta), accounting="exact", k=k))
+    return _central(e0, n, k, check_delta(delta))
+
+
+@functools.lru_cache(maxsize=512)
+def _central(e0: float, n: int, k: int, delta: float) -> float:
+    return float(shuffled_epsilon(e0, n, delta, accounting="exact", k=k))
 
 
 @functools.lru_cache(maxsize=512)
