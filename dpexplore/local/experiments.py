@@ -24,8 +24,8 @@ from dpexplore.core.experiment import ExperimentResult, check_grid, check_trials
 from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_array, check_choice, check_delta, check_int, check_real
 
-from .data import MAX_ZIPF_S, true_counts, zipf_answers
-from .mechanisms import MAX_CELLS, MAX_EPSILON, MAX_K, MAX_N, ORACLE_NAMES, ORACLES, _values, estimate, randomize
+from .data import MAX_ZIPF_S, true_counts, zipf_answers  # noqa: F401 - true_counts: for the doctests
+from .mechanisms import MAX_CELLS, MAX_EPSILON, MAX_K, ORACLE_NAMES, ORACLES, _values, estimate, randomize
 from .models import central_count_variance, shuffle_epsilon0
 from .theory import frequency_mse
 
@@ -156,5 +156,3 @@ def model_mse_vs_epsilon(*, k: int = 8, n: int = 1000, s: float = 1.1, delta: fl
                           trials=trials, rng=rng, n_jobs=n_jobs, value_range=(0.0, math.inf),
                           extras={"epsilon0": list(e0s)})
 
-
-_ = (MAX_N, true_counts)  # re-exported names used in doctests
