@@ -157,3 +157,19 @@ def test_quoted_audit_ranges_over_seeds_0_to_9():
     assert (round(min(broken), 2), round(max(broken), 2)) == (lo_b, hi_b)
     (adv,) = _num(r"advantage from one report at ε = 1 is at most (0\.\d+)")
     assert round(advantage_bound(1.0), 2) == adv
+
+
+def test_the_lesson_sequence_answers():
+    seq = next(s for s in json.loads(LESSONS.read_text(encoding="utf-8"))["sequences"] if s["name"] == "local-model")
+    steps = {s["preset"]: s["answer"] for s in seq["steps"]}
+    oue, krr = (float(x) for x in re.search(r"±(0\.\d+) per frequency, exact\).*\(±(0\.\d+)\)",
+                                            steps["many-choices"]).groups())
+    assert (round(_sd("oue", 32), 3), round(_sd("krr", 32), 3)) == (oue, krr)
+    assert min(("krr", "sue", "oue", "olh", "hr"), key=lambda o: _sd(o, 32)) == "oue"
+    # strong privacy (ε = 0.2): local is "hundreds of times" the central squared error; the shuffler closes most of it
+    v, _ = page_data(k=8, n=1000)
+    c = true_counts(v, 8)
+    central = expected_mse("central Laplace", counts=c, epsilon=0.2)
+    for local in ("local k-RR", "local OUE"):
+        assert 100 <= expected_mse(local, counts=c, epsilon=0.2) / central < 1000
+    assert expected_mse("shuffled k-RR", counts=c, epsilon=0.2) / central < 10
