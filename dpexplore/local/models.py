@@ -26,12 +26,12 @@ from __future__ import annotations
 import functools
 
 from dpexplore.core.validation import check_delta, check_epsilon, check_int
-from dpexplore.shuffle import affordable_epsilon0, shuffled_epsilon
+from dpexplore.shuffle import affordable_epsilon0, k_rr, shuffled_epsilon, worst_case_epsilon
 
 from .mechanisms import MAX_EPSILON, MAX_K, MAX_N
 
 __all__ = ["CENTRAL_SENSITIVITY", "MAX_SHUFFLE_EPSILON0", "central_count_variance", "shuffle_central_epsilon",
-           "shuffle_epsilon0"]
+           "shuffle_epsilon0", "shuffle_method"]
 
 #: ℓ1 sensitivity of the histogram under replacement of one person's answer
 CENTRAL_SENSITIVITY = 2.0
@@ -64,6 +64,27 @@ def shuffle_central_epsilon(epsilon0: float, *, n: int, k: int, delta: float) ->
     n = check_int(n, "n", low=2, high=MAX_N)
     k = check_int(k, "k", low=2, high=MAX_K)
     return _central(e0, n, k, check_delta(delta))
+
+
+def shuffle_method(epsilon0: float, *, n: int, k: int, delta: float) -> str:
+    """Which certified method gives :func:`shuffle_central_epsilon` (the ``method`` of
+    :func:`dpexplore.shuffle.worst_case_epsilon`; "trivial bound ε ≤ ε0" where that binds).
+
+    Examples
+    --------
+    >>> shuffle_method(2.0, n=200, k=2, delta=1e-3)
+    'exhaustive'
+    """
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    n = check_int(n, "n", low=2, high=MAX_N)
+    k = check_int(k, "k", low=2, high=MAX_K)
+    return _method(e0, n, k, check_delta(delta))
+
+
+@functools.lru_cache(maxsize=512)
+def _method(e0: float, n: int, k: int, delta: float) -> str:
+    w = worst_case_epsilon(k_rr(e0, k), n, delta, lower=False)
+    return "trivial bound ε ≤ ε0" if w.epsilon >= e0 else w.method
 
 
 @functools.lru_cache(maxsize=512)

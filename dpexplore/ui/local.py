@@ -20,7 +20,7 @@ from dpexplore.local import experiments as X
 from dpexplore.local.audit import audit_oracle
 from dpexplore.local.data import true_counts
 from dpexplore.local.mechanisms import ORACLE_NAMES, ORACLES, estimate, randomize, top_k
-from dpexplore.local.models import shuffle_central_epsilon, shuffle_epsilon0
+from dpexplore.local.models import shuffle_central_epsilon, shuffle_epsilon0, shuffle_method
 from dpexplore.local.theory import count_variance
 
 from . import figures as F
@@ -116,11 +116,12 @@ def models_figure(res, p: Mapping[str, Any]) -> go.Figure:
     on_grid = dict(zip((float(e) for e in res.grid), res.extras.get("epsilon0", ())))
     e0 = on_grid.get(float(p["epsilon"])) or shuffle_epsilon0(p["epsilon"], n=n, k=p["k"], delta=DELTA)
     cert = shuffle_central_epsilon(e0, n=n, k=p["k"], delta=DELTA)
+    how = shuffle_method(e0, n=n, k=p["k"], delta=DELTA)
     ratio = X.expected_mse("local k-RR", counts=c, epsilon=p["epsilon"]) / X.expected_mse(
         "central Laplace", counts=c, epsilon=p["epsilon"])
     F.add_note(fig, f"At ε = {p['epsilon']:.3g}, n = {n}: each shuffled report may use ε0 = {e0:.3g}, because the "
                     f"shuffled histogram is then ({cert:.3g}, 10⁻⁶)-DP at most (paper 4's certified worst case over "
-                    f"all neighbouring data sets). Local k-RR's expected error is {ratio:.3g}× the central one "
+                    f"all neighbouring data sets: {how}). Local k-RR's expected error is {ratio:.3g}× the central one "
                     "(exact).", y=0.02)
     return fig
 
