@@ -44,11 +44,13 @@ LATER_WEEKS = [
      "how DP-SGD's clipping, noise and subsampling trade accuracy for ε, how PLD and RDP accounting count the "
      "cost and what amplification by subsampling buys, and how a gradient-canary audit catches an "
      "implementation whose ε is wrong."),
-    ("8", "14_local_model.ipynb", "Local model and real deployments",
+    ("8", "14_local_model.ipynb", "The local model · Frequency oracles, and local vs shuffle vs central",
      "intermediate", "Start here 1–3", 40,
-     "*Programming Differential Privacy* ch. 13; Wang, Blocki, Li & Jha 2017",
-     "frequency oracles on the class's own answers, local vs shuffle vs central at the same ε, and the 2020 "
-     "Census TopDown algorithm."),
+     "*Programming Differential Privacy* ch. 13; Wang, Blocki, Li & Jha 2017; Erlingsson, Pihur & Korolova 2014 "
+     "(RAPPOR); Acharya, Sun & Zhang 2019",
+     "five frequency oracles (k-RR, basic RAPPOR, OUE, OLH, Hadamard response) with unbiased estimates and their "
+     "exact variances, which one to use for a given k and ε, and local vs shuffle vs central at the same ε, the "
+     "shuffle accounted by paper 4's certified worst case; an audit refutes an OUE set for 2ε."),
 ]
 
 #: (file, title, level, prerequisites, minutes, chapters, what it teaches): the first lecture, course weeks 2–4
