@@ -1,0 +1,108 @@
+"""The measured panels of the deployments page (the TopDown mini-lab) as library functions.
+
+The geography is fixed by its seed (:func:`dpexplore.deployments.data.toy_geography`); each trial draws
+fresh noise on a spawned stream through :func:`dpexplore.core.experiment.run_experiment`.
+
+* :func:`bias_by_block_size`: mean (released − true) of the blocks in each true-size bin, after the
+  post-processing and for the raw measurements (unbiased: the discrete Gaussian has mean 0).
+* :func:`error_by_level`: root mean squared error at each level, released vs raw (raw state and
+  nation totals are the sums of the raw county measurements); the raw error's exact value is
+  √Var N_Z(0, σ²) at the county and block levels (:func:`dpexplore.deployments.theory.raw_rmse`).
+
+Examples
+--------
+>>> r = bias_by_block_size(rho=0.1, trials=3, rng=0)
+>>> r.series, r.values.shape
+(('post-processed', 'raw measurement'), (2, 8, 3))
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from dpexplore.core.experiment import ExperimentResult, check_trials, run_experiment
+from dpexplore.core.random import RNGLike
+from dpexplore.core.validation import check_int
+
+from .data import DEFAULT_SEED, toy_geography
+from .metrics import LEVELS, SIZE_BINS, bias_by_size, bin_labels, rmse
+from .topdown import level_rhos, topdown
+
+__all__ = ["MAX_TRIALS", "bias_by_block_size", "error_by_level"]
+
+#: most trials one call runs
+MAX_TRIALS = 2_000
+
+
+def _geo(shape, seed):
+    s, c, b = shape
+    return toy_geography(s, c, b, seed=seed)
+
+
+def _bias_trial(rho, share, shape, seed, gen):
+    g = _geo(shape, seed)
+    r = topdown(g, rho=rho, block_share=share, rng=gen)
+    return np.vstack([bias_by_size(g.blocks, r.blocks), bias_by_size(g.blocks, r.noisy_blocks)])
+
+
+def _level_trial(rho, share, shape, seed, gen):
+    g = _geo(shape, seed)
+    r = topdown(g, rho=rho, block_share=share, rng=gen)
+    released = [rmse([g.nation], [r.counties.sum()]), rmse(g.states, r.counties.sum(axis=1)),
+                rmse(g.counties, r.counties), rmse(g.blocks, r.blocks)]
+    raw = [rmse([g.nation], [r.noisy_counties.sum()]), rmse(g.states, r.noisy_counties.sum(axis=1)),
+           rmse(g.counties, r.noisy_counties), rmse(g.blocks, r.noisy_blocks)]
+    return np.vstack([released, raw])
+
+
+def _check(rho, block_share, shape, seed, trials):
+    level_rhos(rho, block_share)
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+        raise ValueError(f"shape must be (states, counties, blocks); got {shape!r}"[:200])
+    shape = tuple(check_int(x, f"shape[{i}]", low=1) for i, x in enumerate(shape))
+    _geo(shape, check_int(seed, "seed", low=0))
+    return shape, check_trials(trials, MAX_TRIALS)
+
+
+def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), seed: int = DEFAULT_SEED,
+                       trials: int = 50, rng: RNGLike = None, n_jobs: int | None = None) -> ExperimentResult:
+    """Mean (released − true) per true block-size bin (``metrics.SIZE_BINS``), over ``trials`` noise draws.
+
+    Series: ``"post-processed"`` (the TopDown release) and ``"raw measurement"`` (mean 0 in law).
+    A bin with no block is NaN.
+
+    Examples
+    --------
+    >>> r = bias_by_block_size(rho=0.1, trials=2, rng=0)
+    >>> r.grid[0], r.axis
+    ('0', 'true block count')
+    """
+    shape, trials = _check(rho, block_share, shape, seed, trials)
+    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
+    return run_experiment(bias_by_block_size, params,
+                          functools.partial(_bias_trial, float(rho), float(block_share), shape, int(seed)),
+                          axis="true block count", grid=list(bin_labels(SIZE_BINS)),
+                          series=["post-processed", "raw measurement"], trials=trials, rng=rng, n_jobs=n_jobs,
+                          per="trial")
+
+
+def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), seed: int = DEFAULT_SEED,
+                   trials: int = 50, rng: RNGLike = None, n_jobs: int | None = None) -> ExperimentResult:
+    """Root mean squared error at each level (``metrics.LEVELS``), released vs raw, over ``trials`` draws.
+
+    The released nation and state totals are the invariants: their error is exactly 0.
+
+    Examples
+    --------
+    >>> r = error_by_level(rho=0.1, trials=2, rng=0)
+    >>> r.grid
+    ['nation', 'state', 'county', 'block']
+    """
+    shape, trials = _check(rho, block_share, shape, seed, trials)
+    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
+    return run_experiment(error_by_level, params,
+                          functools.partial(_level_trial, float(rho), float(block_share), shape, int(seed)),
+                          axis="level", grid=list(LEVELS), series=["post-processed", "raw measurement"],
+                          trials=trials, rng=rng, n_jobs=n_jobs, per="trial")
