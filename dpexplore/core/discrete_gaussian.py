@@ -47,6 +47,7 @@ __all__ = [
     "discrete_gaussian",
     "discrete_gaussian_pmf",
     "discrete_gaussian_rho",
+    "discrete_gaussian_support",
     "discrete_gaussian_variance",
     "zcdp_delta",
     "zcdp_epsilon",
@@ -124,7 +125,16 @@ def discrete_gaussian(sigma2: float, *, size: int | tuple = 1, rng: RNGLike = No
     return out.reshape(shape)
 
 
-def _support(s2: float) -> np.ndarray:
+def discrete_gaussian_support(sigma2: float) -> np.ndarray:
+    """The integers |x| ≤ ⌈12σ + 12⌉ (as floats) over which the pmf's normaliser is summed; outside
+    them the mass is below 10⁻³⁰.
+
+    Examples
+    --------
+    >>> discrete_gaussian_support(0.01)[[0, -1]].tolist()
+    [-14.0, 14.0]
+    """
+    s2 = _check_sigma2(sigma2)
     half = int(math.ceil(12.0 * math.sqrt(s2) + 12.0))
     return np.arange(-half, half + 1, dtype=np.float64)
 
@@ -142,7 +152,7 @@ def discrete_gaussian_pmf(x, sigma2: float) -> np.ndarray | float:
     0.0
     """
     s2 = _check_sigma2(sigma2)
-    z = float(np.exp(-(_support(s2) ** 2) / (2.0 * s2)).sum())
+    z = float(np.exp(-(discrete_gaussian_support(s2) ** 2) / (2.0 * s2)).sum())
     xs = np.asarray(x, dtype=np.float64)
     p = np.where(xs == np.round(xs), np.exp(-(xs**2) / (2.0 * s2)) / z, 0.0)
     return float(p) if p.ndim == 0 else p
@@ -158,7 +168,7 @@ def discrete_gaussian_variance(sigma2: float) -> float:
     4.0
     """
     s2 = _check_sigma2(sigma2)
-    xs = _support(s2)
+    xs = discrete_gaussian_support(s2)
     w = np.exp(-(xs**2) / (2.0 * s2))
     return float((xs**2 * w).sum() / w.sum())
 

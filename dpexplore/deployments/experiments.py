@@ -30,7 +30,13 @@ from .data import DEFAULT_SEED, toy_geography
 from .metrics import LEVELS, SIZE_BINS, bias_by_size, bin_labels, rmse
 from .topdown import level_rhos, topdown
 
-__all__ = ["MAX_TRIALS", "bias_by_block_size", "error_by_level"]
+__all__ = ["MAX_TRIALS", "PAGE_BIAS", "bias_by_block_size", "error_by_level"]
+
+#: what the page says about the bias at its defaults (ρ = 0.1 split evenly, 50 trials): the range of the
+#: mean (released − true) over seeds 0–9, rounded to 0.1, for empty blocks, blocks of 1–2 people and
+#: blocks of 11 or more (tests/deployments/test_topdown.py recomputes it)
+PAGE_BIAS = {"rho": 0.1, "block_share": 0.5, "trials": 50,
+             "empty": (1.0, 1.2), "one_or_two": (0.3, 0.5), "eleven_plus": (-0.2, -0.1)}
 
 #: most trials one call runs
 MAX_TRIALS = 2_000
@@ -98,7 +104,7 @@ def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 1
     --------
     >>> r = error_by_level(rho=0.1, trials=2, rng=0)
     >>> r.grid
-    ['nation', 'state', 'county', 'block']
+    ('nation', 'state', 'county', 'block')
     """
     shape, trials = _check(rho, block_share, shape, seed, trials)
     params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}

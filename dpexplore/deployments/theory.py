@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import math
 
-
 from dpexplore.core.discrete_gaussian import (
-    _support,
     discrete_gaussian_pmf,
+    discrete_gaussian_support,
     discrete_gaussian_variance,
     zcdp_epsilon,
 )
@@ -57,7 +56,7 @@ def clipping_bias_reference(rho_level: float) -> float:
     0.396
     """
     s2 = _sigma2(rho_level)
-    xs = _support(s2)
+    xs = discrete_gaussian_support(s2)
     xs = xs[xs > 0]
     return float((xs * discrete_gaussian_pmf(xs, s2)).sum())
 

@@ -32,7 +32,6 @@ True
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass
 
 import numpy as np
