@@ -252,7 +252,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     Examples
     --------
     >>> round(zcdp_epsilon(0.5, 1e-5), 3)
-    4.949
+    4.728
     >>> zcdp_epsilon(0.0, 1e-5)
     0.0
     """

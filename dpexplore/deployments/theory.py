@@ -53,7 +53,7 @@ def clipping_bias_reference(rho_level: float) -> float:
     Examples
     --------
     >>> round(clipping_bias_reference(0.5), 3)
-    0.396
+    0.364
     """
     s2 = _sigma2(rho_level)
     xs = discrete_gaussian_support(s2)

@@ -92,7 +92,7 @@ def fit_to_total(y, total: int) -> np.ndarray:
     Examples
     --------
     >>> fit_to_total([3.0, -2.0, 1.0], 3).tolist()
-    [2, 0, 1]
+    [3, 0, 0]
     >>> fit_to_total([0.4, 0.4, 0.2], 1).tolist()
     [1, 0, 0]
     """
