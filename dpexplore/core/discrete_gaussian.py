@@ -194,6 +194,9 @@ def _log_delta_at(u: float, rho: float, eps: float) -> float:
     return am1 * (a * rho - eps) - u + a * (math.log(am1) - math.log(a))
 
 
+_U_GRID = np.linspace(-30.0, 30.0, 241)
+
+
 def zcdp_delta(rho: float, epsilon: float) -> float:
     """The δ at which ρ-zCDP gives (ε, δ)-DP (Canonne, Kamath & Steinke 2020, Cor. 13).
 
@@ -216,11 +219,13 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     eps = check_real(epsilon, "epsilon", low=0.0)
     if r == 0.0:
         return 0.0
-    grid = np.linspace(-30.0, 30.0, 241)
-    vals = [_log_delta_at(float(u), r, eps) for u in grid]
+    grid = _U_GRID
+    am1 = np.exp(grid)
+    a = 1.0 + am1
+    vals = am1 * (a * r - eps) - grid + a * (grid - np.log(a))  # _log_delta_at on the whole grid
     i = int(np.argmin(vals))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    best = vals[i]
+    best = float(vals[i])
     if hi > lo:
         res = optimize.minimize_scalar(_log_delta_at, bounds=(float(lo), float(hi)), args=(r, eps),
                                        method="bounded", options={"xatol": 1e-10})

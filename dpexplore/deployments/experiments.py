@@ -42,6 +42,7 @@ PAGE_BIAS = {"rho": 0.1, "block_share": 0.5, "trials": 50,
 MAX_TRIALS = 2_000
 
 
+@functools.lru_cache(maxsize=8)
 def _geo(shape, seed):
     s, c, b = shape
     return toy_geography(s, c, b, seed=seed)
@@ -77,19 +78,19 @@ def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 
     """Mean (released − true) per true block-size bin (``metrics.SIZE_BINS``), over ``trials`` noise draws.
 
     Series: ``"post-processed"`` (the TopDown release) and ``"raw measurement"`` (mean 0 in law).
-    A bin with no block is NaN.
+    The grid is each bin's lower edge (labels: ``metrics.bin_labels()``). A bin with no block is NaN.
 
     Examples
     --------
     >>> r = bias_by_block_size(rho=0.1, trials=2, rng=0)
-    >>> r.grid[0], r.axis
-    ('0', 'true block count')
+    >>> r.grid[:3], bin_labels()[:3]
+    ((0, 1, 3), ('0', '1–2', '3–5'))
     """
     shape, trials = _check(rho, block_share, shape, seed, trials)
     params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
     return run_experiment(bias_by_block_size, params,
                           functools.partial(_bias_trial, float(rho), float(block_share), shape, int(seed)),
-                          axis="true block count", grid=list(bin_labels(SIZE_BINS)),
+                          axis="true block count (bin's lower edge)", grid=[lo for lo, _ in SIZE_BINS],
                           series=["post-processed", "raw measurement"], trials=trials, rng=rng, n_jobs=n_jobs,
                           per="trial")
 
@@ -98,17 +99,18 @@ def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 1
                    trials: int = 50, rng: RNGLike = None, n_jobs: int | None = None) -> ExperimentResult:
     """Root mean squared error at each level (``metrics.LEVELS``), released vs raw, over ``trials`` draws.
 
-    The released nation and state totals are the invariants: their error is exactly 0.
+    The grid is the level's index into ``metrics.LEVELS``. The released nation and state totals are the
+    invariants: their error is exactly 0.
 
     Examples
     --------
     >>> r = error_by_level(rho=0.1, trials=2, rng=0)
-    >>> r.grid
-    ('nation', 'state', 'county', 'block')
+    >>> r.grid, LEVELS
+    ((0, 1, 2, 3), ('nation', 'state', 'county', 'block'))
     """
     shape, trials = _check(rho, block_share, shape, seed, trials)
     params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
     return run_experiment(error_by_level, params,
                           functools.partial(_level_trial, float(rho), float(block_share), shape, int(seed)),
-                          axis="level", grid=list(LEVELS), series=["post-processed", "raw measurement"],
+                          axis="level (0 nation, 1 state, 2 county, 3 block)", grid=list(range(len(LEVELS))), series=["post-processed", "raw measurement"],
                           trials=trials, rng=rng, n_jobs=n_jobs, per="trial")

@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,11 @@ DEFAULT_DELTA = 1e-10
 MIN_RHO, MAX_RHO = 1e-4, 100.0
 #: accepted range of the blocks' share of ρ
 BLOCK_SHARE_RANGE = (0.05, 0.95)
+
+
+@functools.lru_cache(maxsize=256)
+def _epsilon(rho: float, delta: float) -> float:
+    return zcdp_epsilon(rho, delta)
 
 
 def level_rhos(rho: float, block_share: float = 0.5) -> tuple[float, float]:
@@ -218,6 +224,6 @@ def topdown(geography: Geography, *, rho: float = 1.0, block_share: float = 0.5,
     r = rc + rb
     return TopDownResult(counties=out_c, blocks=out_b, noisy_counties=noisy_c, noisy_blocks=noisy_b,
                          sigma2_county=s2c, sigma2_block=s2b, rho_county=rc, rho_block=rb, rho=r,
-                         delta=d, epsilon=zcdp_epsilon(r, d))
+                         delta=d, epsilon=_epsilon(r, d))
 
 
