@@ -27,7 +27,7 @@ from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_int
 
 from .data import DEFAULT_SEED, toy_geography
-from .metrics import LEVELS, SIZE_BINS, bias_by_size, bin_labels, rmse
+from .metrics import LEVELS, SIZE_BINS, bias_by_size, rmse
 from .topdown import level_rhos, topdown
 
 __all__ = ["MAX_TRIALS", "PAGE_BIAS", "bias_by_block_size", "error_by_level"]
@@ -83,6 +83,7 @@ def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 
     Examples
     --------
     >>> r = bias_by_block_size(rho=0.1, trials=2, rng=0)
+    >>> from dpexplore.deployments.metrics import bin_labels
     >>> r.grid[:3], bin_labels()[:3]
     ((0, 1, 3), ('0', '1–2', '3–5'))
     """
@@ -112,5 +113,6 @@ def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 1
     params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
     return run_experiment(error_by_level, params,
                           functools.partial(_level_trial, float(rho), float(block_share), shape, int(seed)),
-                          axis="level (0 nation, 1 state, 2 county, 3 block)", grid=list(range(len(LEVELS))), series=["post-processed", "raw measurement"],
+                          axis="level (0 nation, 1 state, 2 county, 3 block)", grid=list(range(len(LEVELS))),
+                          series=["post-processed", "raw measurement"],
                           trials=trials, rng=rng, n_jobs=n_jobs, per="trial")
