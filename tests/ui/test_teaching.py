@@ -90,6 +90,7 @@ def _paper_classes():
     from dpexplore.ui.attacks import AttacksDashboard
     from dpexplore.ui.basics import CountingQueryDashboard
     from dpexplore.ui.composition import CompositionDashboard
+    from dpexplore.ui.deployments import DeploymentsDashboard
     from dpexplore.ui.erm import QuadraticPerturbationDashboard
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
     from dpexplore.ui.ml import PrivateMLDashboard
@@ -102,7 +103,7 @@ def _paper_classes():
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
                                     CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
-                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard)}
+                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard, DeploymentsDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
