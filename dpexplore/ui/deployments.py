@@ -170,7 +170,7 @@ class DeploymentsDashboard(Dashboard):
         Control("rho", "ρ (zCDP budget of the lab)", "log", 0.1, 0.01, 10.0, step=0.05),
         Control("block_share", "share of ρ for blocks", "float", 0.5, 0.05, 0.95, step=0.05,
                 help="the rest goes to the counties; the nation and state totals are exact (invariants)"),
-        Control("k", "registry: k periods or people", "logint", 1, 1, 365, step=0.05,
+        Control("k", "registry: k periods or people", "int", 1, 1, 365,
                 help="k-fold use: k periods (basic composition) or a group of k people (group privacy)"),
         Control("mode", "registry: k counts", "choice", "time",
                 options=(("periods (time horizon)", "time"), ("people (group privacy)", "group"))),
