@@ -1,6 +1,6 @@
 """The measured panels of the deployments page (the TopDown mini-lab) as library functions.
 
-The geography is fixed by its seed (:func:`dpexplore.deployments.data.toy_geography`); each trial draws
+The geography is fixed by its seed ``geo_seed`` (:func:`dpexplore.deployments.data.toy_geography`); each trial draws
 fresh noise on a spawned stream through :func:`dpexplore.core.experiment.run_experiment`.
 
 * :func:`bias_by_block_size`: mean (released − true) of the blocks in each true-size bin, after the
@@ -64,16 +64,16 @@ def _level_trial(rho, share, shape, seed, gen):
     return np.vstack([released, raw])
 
 
-def _check(rho, block_share, shape, seed, trials):
+def _check(rho, block_share, shape, geo_seed, trials):
     level_rhos(rho, block_share)
     if not isinstance(shape, (tuple, list)) or len(shape) != 3:
         raise ValueError(f"shape must be (states, counties, blocks); got {shape!r}"[:200])
     shape = tuple(check_int(x, f"shape[{i}]", low=1) for i, x in enumerate(shape))
-    _geo(shape, check_int(seed, "seed", low=0))
+    _geo(shape, check_int(geo_seed, "geo_seed", low=0))
     return shape, check_trials(trials, MAX_TRIALS)
 
 
-def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), seed: int = DEFAULT_SEED,
+def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), geo_seed: int = DEFAULT_SEED,
                        trials: int = 50, rng: RNGLike = None, n_jobs: int | None = None) -> ExperimentResult:
     """Mean (released − true) per true block-size bin (``metrics.SIZE_BINS``), over ``trials`` noise draws.
 
@@ -87,16 +87,16 @@ def bias_by_block_size(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 
     >>> r.grid[:3], bin_labels()[:3]
     ((0, 1, 3), ('0', '1–2', '3–5'))
     """
-    shape, trials = _check(rho, block_share, shape, seed, trials)
-    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
+    shape, trials = _check(rho, block_share, shape, geo_seed, trials)
+    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "geo_seed": int(geo_seed)}
     return run_experiment(bias_by_block_size, params,
-                          functools.partial(_bias_trial, float(rho), float(block_share), shape, int(seed)),
+                          functools.partial(_bias_trial, float(rho), float(block_share), shape, int(geo_seed)),
                           axis="true block count (bin's lower edge)", grid=[lo for lo, _ in SIZE_BINS],
                           series=["post-processed", "raw measurement"], trials=trials, rng=rng, n_jobs=n_jobs,
                           per="trial")
 
 
-def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), seed: int = DEFAULT_SEED,
+def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 10), geo_seed: int = DEFAULT_SEED,
                    trials: int = 50, rng: RNGLike = None, n_jobs: int | None = None) -> ExperimentResult:
     """Root mean squared error at each level (``metrics.LEVELS``), released vs raw, over ``trials`` draws.
 
@@ -109,10 +109,10 @@ def error_by_level(*, rho: float = 0.1, block_share: float = 0.5, shape=(4, 5, 1
     >>> r.grid, LEVELS
     ((0, 1, 2, 3), ('nation', 'state', 'county', 'block'))
     """
-    shape, trials = _check(rho, block_share, shape, seed, trials)
-    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "seed": int(seed)}
+    shape, trials = _check(rho, block_share, shape, geo_seed, trials)
+    params = {"rho": float(rho), "block_share": float(block_share), "shape": list(shape), "geo_seed": int(geo_seed)}
     return run_experiment(error_by_level, params,
-                          functools.partial(_level_trial, float(rho), float(block_share), shape, int(seed)),
+                          functools.partial(_level_trial, float(rho), float(block_share), shape, int(geo_seed)),
                           axis="level (0 nation, 1 state, 2 county, 3 block)", grid=list(range(len(LEVELS))),
                           series=["post-processed", "raw measurement"],
                           trials=trials, rng=rng, n_jobs=n_jobs, per="trial")

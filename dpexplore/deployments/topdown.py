@@ -192,7 +192,7 @@ def topdown(geography: Geography, *, rho: float = 1.0, block_share: float = 0.5,
     References
     ----------
     Abowd et al. (2022). *The 2020 Census Disclosure Avoidance System TopDown Algorithm*. Harvard Data
-    Science Review, Special Issue 2. https://doi.org/10.1162/99608f92.529e3cb9
+    Science Review, Special Issue 2. https://hdsr.mitpress.mit.edu/pub/7evz361i
 
     Examples
     --------
