@@ -1,5 +1,5 @@
-"""The course modules' pages (notebooks 10–13 and 15) in Voila + headless Chromium, one server for all of them: each renders
-without an error box, shows at most six controls, and every control it shows redraws a plot (timed); the
+"""The course modules' pages (notebooks 10–13 and 15) in Voila + headless Chromium, one server for all of them: each
+renders without an error box, shows at most six controls, and every control it shows redraws a plot (timed); the
 private-ML page's audit, run from the page, refutes the broken variant but not honest DP-SGD.
 
 What every page shares is checked once elsewhere, for all pages: the first screen at 1024×768 and 1280×900 (first
