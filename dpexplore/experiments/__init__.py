@@ -48,7 +48,7 @@ from dpexplore.core import ExperimentResult, experiment_progress, using_cache
 __all__ = ["MAX_SCHEDULER_TIMEOUT", "PAPERS", "list_experiments", "main", "resolve"]
 
 PAPERS = ("basics", "spectral", "pca", "markov", "shuffle", "erm", "attacks", "statistics", "selection", "ml",
-          "local")
+          "local", "deployments")
 #: longest accepted ``--scheduler-timeout`` (seconds)
 MAX_SCHEDULER_TIMEOUT = 600.0
 _RESERVED = ("rng", "n_jobs")

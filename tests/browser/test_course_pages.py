@@ -1,4 +1,4 @@
-"""The course modules' pages (notebooks 10–14) in Voila + headless Chromium, one server for all of them: each renders
+"""The course modules' pages (notebooks 10–15) in Voila + headless Chromium, one server for all of them: each renders
 without an error box, shows at most six controls, and every control it shows redraws a plot (timed); the
 private-ML page's audit, run from the page, refutes the broken variant but not honest DP-SGD.
 
@@ -35,6 +35,9 @@ PAGES = {
     "12_selection.ipynb": ("selection.SelectionDashboard", 5, "all-sliders"),
     "13_private_ml.ipynb": ("ml.PrivateMLDashboard", 3, "all-sliders"),
     "14_local_model.ipynb": ("local.LocalDashboard", 4, "sliders-then-choices"),
+    # seed is a URL-only control; the registry's table is the fourth plot
+    "15_deployments.ipynb": ("deployments.DeploymentsDashboard", 3, [
+        ("rho", "right"), ("block_share", "right"), ("k", "right"), ("prior", "right"), ("mode", "other")]),
 }
 JS_VISIBLE_CONTROLS = """() => Array.from(document.querySelectorAll('.dpx-controls > *'))
     .filter(e => e.offsetParent !== null).length"""

@@ -90,6 +90,7 @@ def _paper_classes():
     from dpexplore.ui.attacks import AttacksDashboard
     from dpexplore.ui.basics import CountingQueryDashboard
     from dpexplore.ui.composition import CompositionDashboard
+    from dpexplore.ui.deployments import DeploymentsDashboard
     from dpexplore.ui.erm import QuadraticPerturbationDashboard
     from dpexplore.ui.local import LocalDashboard
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
@@ -103,7 +104,8 @@ def _paper_classes():
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
                                     CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
-                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard, LocalDashboard)}
+                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard, LocalDashboard,
+                                    DeploymentsDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
