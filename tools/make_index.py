@@ -51,6 +51,13 @@ LATER_WEEKS = [
      "five frequency oracles (k-RR, basic RAPPOR, OUE, OLH, Hadamard response) with unbiased estimates and their "
      "exact variances, which one to use for a given k and ε, and local vs shuffle vs central at the same ε, the "
      "shuffle accounted by paper 4's certified worst case; an audit refutes an OUE set for 2ε."),
+    ("9", "15_deployments.ipynb", "Real deployments · The 2020 Census TopDown lab and an ε registry",
+     "intermediate", "Start here 1–3; Private statistics (post-processing)", 35,
+     "Abowd et al. 2022 (the 2020 Census TopDown Algorithm, HDSR); Canonne, Kamath & Steinke 2020; Bun & Steinke "
+     "2016; Dwork & Roth §2.3, §3.5",
+     "how the 2020 Census adds discrete-Gaussian noise under a zCDP budget split across levels, what its "
+     "post-processing (non-negative whole counts that add up, exact state totals) costs small areas in bias, how "
+     "ρ becomes (ε, δ), and what published deployments' ε mean to an attacker over a day, a year or a family."),
 ]
 
 #: (file, title, level, prerequisites, minutes, chapters, what it teaches): the first lecture, course weeks 2–4
