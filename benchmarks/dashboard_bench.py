@@ -135,6 +135,7 @@ PAGES = {
     "10_why_dp_attacks": ("m", "n"),
     "11_private_statistics": ("epsilon", "n"),
     "12_selection": ("epsilon", "gap"),
+    "14_local_model": ("epsilon", "n"),
 }
 
 

@@ -47,7 +47,8 @@ from dpexplore.core import ExperimentResult, experiment_progress, using_cache
 
 __all__ = ["MAX_SCHEDULER_TIMEOUT", "PAPERS", "list_experiments", "main", "resolve"]
 
-PAPERS = ("basics", "spectral", "pca", "markov", "shuffle", "erm", "attacks", "statistics", "selection", "ml")
+PAPERS = ("basics", "spectral", "pca", "markov", "shuffle", "erm", "attacks", "statistics", "selection", "ml",
+          "local")
 #: longest accepted ``--scheduler-timeout`` (seconds)
 MAX_SCHEDULER_TIMEOUT = 600.0
 _RESERVED = ("rng", "n_jobs")

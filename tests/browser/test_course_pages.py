@@ -1,4 +1,4 @@
-"""The course modules' pages (notebooks 10–13) in Voila + headless Chromium, one server for all of them: each renders
+"""The course modules' pages (notebooks 10–14) in Voila + headless Chromium, one server for all of them: each renders
 without an error box, shows at most six controls, and every control it shows redraws a plot (timed); the
 private-ML page's audit, run from the page, refutes the broken variant but not honest DP-SGD.
 
@@ -34,6 +34,7 @@ PAGES = {
         ("statistic", "other"), ("statistic", "pick:histogram"), ("bins", "right")]),
     "12_selection.ipynb": ("selection.SelectionDashboard", 5, "all-sliders"),
     "13_private_ml.ipynb": ("ml.PrivateMLDashboard", 3, "all-sliders"),
+    "14_local_model.ipynb": ("local.LocalDashboard", 4, "sliders-then-choices"),
 }
 JS_VISIBLE_CONTROLS = """() => Array.from(document.querySelectorAll('.dpx-controls > *'))
     .filter(e => e.offsetParent !== null).length"""

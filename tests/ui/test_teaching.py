@@ -91,6 +91,7 @@ def _paper_classes():
     from dpexplore.ui.basics import CountingQueryDashboard
     from dpexplore.ui.composition import CompositionDashboard
     from dpexplore.ui.erm import QuadraticPerturbationDashboard
+    from dpexplore.ui.local import LocalDashboard
     from dpexplore.ui.markov import MarkovTrajectoryDashboard
     from dpexplore.ui.ml import PrivateMLDashboard
     from dpexplore.ui.pca import PrivatePCADashboard
@@ -102,7 +103,7 @@ def _paper_classes():
     return {c.__name__: c for c in (SpectralClusteringDashboard, PrivatePCADashboard, MarkovTrajectoryDashboard,
                                     ShuffleAsymptoticsDashboard, QuadraticPerturbationDashboard,
                                     CountingQueryDashboard, AttackerDashboard, CompositionDashboard, AttacksDashboard,
-                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard)}
+                                    PrivateMLDashboard, StatisticsDashboard, SelectionDashboard, LocalDashboard)}
 
 
 def test_shipped_lessons_file_is_valid_and_covers_every_dashboard():
