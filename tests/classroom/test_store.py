@@ -423,7 +423,8 @@ def test_a_version_2_sqlite_database_gets_the_voter_columns_and_keeps_its_answer
     con = sqlite3.connect(store.path)  # make it a version 2 file: no voter columns, no voter index
     con.executescript("""DROP INDEX responses_voter; ALTER TABLE responses DROP COLUMN voter;
                          ALTER TABLE tokens DROP COLUMN voter; DROP TABLE predictions;
-                         ALTER TABLE polls DROP COLUMN choices; UPDATE schema_version SET version = 2;""")
+                         ALTER TABLE polls DROP COLUMN choices; DROP TABLE kary_responses;
+                         ALTER TABLE polls DROP COLUMN oracle; UPDATE schema_version SET version = 2;""")
     con.close()
     store = PollStore(tmp_path)
     assert store.schema_version() == 5
