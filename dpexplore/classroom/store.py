@@ -612,8 +612,10 @@ class PollStore:
         as :meth:`submit`; ``PollError`` if ``code`` is another kind of poll or the report does not fit its k."""
         code = check_join_code(code)
         token = _check_token(token)
-        if isinstance(report, (str, bytes)) or not isinstance(report, (int, np.integer, list, tuple, np.ndarray)) \
-                or isinstance(report, (bool, np.bool_)) or np.size(report) > MAX_KARY_CHOICES:
+        size = (report.size if isinstance(report, np.ndarray) else
+                len(report) if isinstance(report, (list, tuple)) else 1)
+        if isinstance(report, (bool, np.bool_)) or not isinstance(report, (int, np.integer, list, tuple, np.ndarray)) \
+                or size > MAX_KARY_CHOICES:
             raise TypeError(f"report must be an integer (k-RR) or at most {MAX_KARY_CHOICES} bits (OUE); got type "
                             f"{type(report).__name__}")
         self._insert_answer(code, token, report, kind="kary")

@@ -141,6 +141,7 @@ def test_labels_are_collapsed_like_a_rounds_answers(store):
     ("oue", (1, 0, True, 0), PollError, r"bits must be 0 or 1"),
     ("oue", "1010", TypeError, r"report must be an integer"),
     ("oue", [0] * 9, TypeError, r"at most 8 bits"),
+    ("oue", [[1, 0], [1]], PollError, r"OUE report must have k = 4 bits; got 2"),
     ("oue", np.zeros(10**6), TypeError, r"at most 8 bits"),
 ])
 def test_bad_reports_are_refused_and_nothing_is_stored(store, oracle, report, err, msg):
