@@ -43,7 +43,13 @@ MIN_KARY_CHOICES, MAX_KARY_CHOICES = 3, 8
 
 
 def check_oracle(oracle: object) -> str:
-    """``"krr"`` or ``"oue"`` (else ``PollError`` naming the parameter and the value)."""
+    """``"krr"`` or ``"oue"`` (else ``PollError`` naming the parameter and the value).
+
+    Examples
+    --------
+    >>> check_oracle("oue")
+    'oue'
+    """
     if not isinstance(oracle, str):
         raise TypeError(f"oracle must be one of {KARY_ORACLES}; got type {type(oracle).__name__}")
     if oracle not in KARY_ORACLES:

@@ -57,7 +57,13 @@ def student_widgets(page) -> widgets.VBox:
 
 def parse_labels(text: object) -> list[str] | None:
     """The instructor's choices box: one choice per line, blank lines dropped; None when empty (a yes/no poll).
-    The store checks the labels (count, length, characters, distinct)."""
+    The store checks the labels (count, length, characters, distinct).
+
+    Examples
+    --------
+    >>> parse_labels("walk\\n\\n bike \\nbus"), parse_labels("  ")
+    (['walk', ' bike ', 'bus'], None)
+    """
     if not isinstance(text, str):
         raise TypeError(f"the choices must be text, one per line; got {type(text).__name__}")
     if len(text) > 4000:
