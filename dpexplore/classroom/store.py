@@ -23,6 +23,10 @@ What is stored, and only that:
   :meth:`PollStore.create_round`), the index of the chosen answer and a timestamp, one per token (and
   per voter). A prediction about a plot is not sensitive and is **not** randomized: a round's
   :attr:`PollInfo.epsilon` is ``inf`` and every page says the answers are stored as given.
+* ``kary_responses``: for a **k-choice poll** (:meth:`PollStore.create_kary_poll`, 3 to 8 labelled choices),
+  the report the student's kernel made with the poll's frequency oracle (:mod:`.kary`: k-RR, one choice;
+  OUE, k bits stored as one integer), one per token (and per voter); checked against the poll's k and
+  oracle whenever it is read back (:meth:`PollStore.kary_reports`, :meth:`PollStore.kary_tally`).
 
 Who may do what: :meth:`PollStore.create_poll` takes the creator's identity (the page passes what
 :func:`dpexplore.classroom.credentials.instructor_identity` found; a student page has none) and counts
