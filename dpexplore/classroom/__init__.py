@@ -36,6 +36,8 @@ from .store import (
     AlreadyAnswered,
     BadSecret,
     ChoiceTally,
+    KaryReports,
+    KaryTally,
     PollClosed,
     PollCreated,
     PollError,
@@ -63,4 +65,6 @@ __all__ = [
     "worksheet_html", "worksheet_markdown",
     # class-wide predictions
     "ChoiceTally", "RoomPrediction", "check_choices", "open_round", "room_prediction",
+    # k-choice polls (frequency oracles of dpexplore.local)
+    "KaryReports", "KaryTally",
 ]

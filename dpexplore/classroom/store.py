@@ -23,6 +23,10 @@ What is stored, and only that:
   :meth:`PollStore.create_round`), the index of the chosen answer and a timestamp, one per token (and
   per voter). A prediction about a plot is not sensitive and is **not** randomized: a round's
   :attr:`PollInfo.epsilon` is ``inf`` and every page says the answers are stored as given.
+* ``kary_responses``: for a **k-choice poll** (:meth:`PollStore.create_kary_poll`, 3 to 8 labelled choices),
+  the report the student's kernel made with the poll's frequency oracle (:mod:`.kary`: k-RR, one choice;
+  OUE, k bits stored as one integer), one per token (and per voter); checked against the poll's k and
+  oracle whenever it is read back (:meth:`PollStore.kary_reports`, :meth:`PollStore.kary_tally`).
 
 Who may do what: :meth:`PollStore.create_poll` takes the creator's identity (the page passes what
 :func:`dpexplore.classroom.credentials.instructor_identity` found; a student page has none) and counts
@@ -49,12 +53,39 @@ import os
 import re
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..core.validation import check_epsilon, check_int, check_real
+from .kary import (
+    KARY_ORACLES,
+    MAX_KARY_CHOICES,
+    MIN_KARY_CHOICES,
+    KaryReports,
+    KaryTally,
+    check_oracle,
+    decode_reports,
+    encode_report,
+    kary_tally,
+)
+from .poll_types import (
+    MAX_CHOICE_CHARS,
+    MAX_CHOICES,
+    AlreadyAnswered,
+    BadSecret,
+    ChoiceTally,
+    PollClosed,
+    PollCreated,
+    PollError,
+    PollInfo,
+    PollLimitReached,
+    RateLimited,
+    Tally,
+    UnknownPoll,
+    check_choices,
+)
 from .store_backends import BUSY_TIMEOUT_MS, Backend, Connection, SQLiteBackend, backend_for
 
 __all__ = [
@@ -63,13 +94,14 @@ __all__ = [
     "MIN_EPSILON", "MAX_OPEN_POLLS_PER_CREATOR", "TOKEN_RATE", "FAILED_JOIN_RATE", "RateLimited",
     "PollError", "UnknownPoll", "PollClosed", "AlreadyAnswered", "PollLimitReached", "BadSecret",
     "PollCreated", "PollInfo", "Tally", "ChoiceTally", "PollStore", "default_poll_dir", "check_join_code",
-    "check_secret", "check_choices", "MAX_CHOICES", "MAX_CHOICE_CHARS", "BUSY_TIMEOUT_MS",
+    "check_secret", "check_choices", "MAX_CHOICES", "MAX_CHOICE_CHARS", "BUSY_TIMEOUT_MS", "KARY_ORACLES",
+    "MIN_KARY_CHOICES", "MAX_KARY_CHOICES", "KaryReports", "KaryTally",
 ]
 
 #: version of the tables (:mod:`.store_backends`); versions 1 (no creator, no join failures) and 2 (no voter)
-#: of a SQLite file, and 3 (no prediction rounds) on either backend, are upgraded in one transaction; any other
-#: version is refused (no silent migration)
-SCHEMA_VERSION = 4
+#: of a SQLite file, and 3 (no prediction rounds) and 4 (no k-choice polls) on either backend, are upgraded in
+#: one transaction; any other version is refused (no silent migration)
+SCHEMA_VERSION = 5
 #: longest question text (characters)
 MAX_QUESTION_CHARS = 300
 #: most polls open at once on one server (each create counts until its poll expires)
@@ -89,9 +121,6 @@ MIN_CLOSE_MINUTES = 1.0
 #: default rate limits (count, window in seconds): tokens issued per poll, failed joins per client address
 TOKEN_RATE = (240, 60.0)
 FAILED_JOIN_RATE = (20, 60.0)
-#: most answers a prediction round offers, and the longest answer text (characters)
-MAX_CHOICES = 6
-MAX_CHOICE_CHARS = 80
 #: ε range a poll accepts (randomized response at ε = 10 flips 1 answer in 22 000: barely private)
 MIN_EPSILON, MAX_EPSILON = 0.05, 10.0
 
@@ -101,34 +130,6 @@ _CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 SECRET_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{32}")
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32}")
-
-
-class PollError(ValueError):
-    """A poll operation that cannot be done (the message says why, in words for the page)."""
-
-
-class UnknownPoll(PollError):
-    """No poll with this join code (never existed, or expired and deleted)."""
-
-
-class PollClosed(PollError):
-    """The poll stopped accepting answers (closing time passed, or the instructor closed it)."""
-
-
-class AlreadyAnswered(PollError):
-    """This page view's token has already answered (the ``UNIQUE`` constraint refused a second row)."""
-
-
-class PollLimitReached(PollError):
-    """A public maximum (open polls, responses or page views per poll) is reached."""
-
-
-class BadSecret(PollError):
-    """The instructor secret does not match this poll."""
-
-
-class RateLimited(PollError):
-    """Too many joins (per poll) or failed joins (per client address) in the rate limit's window."""
 
 
 def default_poll_dir() -> Path:
@@ -146,10 +147,10 @@ def check_join_code(code: object) -> str:
     --------
     >>> check_join_code(" k7mq2x ")
     'K7MQ2X'
-    >>> check_join_code("K7MQ2")
+    >>> check_join_code("K7MQ2")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    dpexplore.classroom.store.PollError: join code must be 6 characters from A-Z and 2-9 (no I, O, 0, 1); got 'K7MQ2'
+    dpexplore.classroom.poll_types.PollError: join code must be 6 characters from A-Z and 2-9 ...; got 'K7MQ2'
     """
     if not isinstance(code, str):
         raise TypeError(f"join code must be a string; got {type(code).__name__}")
@@ -213,115 +214,6 @@ def _check_question(question: object) -> str:
     if any(not ch.isprintable() for ch in text):
         raise PollError("question must contain printable characters only")
     return text
-
-
-def check_choices(choices: object) -> tuple[str, ...]:
-    """Validate a prediction round's answers: 2 to ``MAX_CHOICES`` distinct one-line printable strings of 1
-    to ``MAX_CHOICE_CHARS`` characters (whitespace collapsed).
-
-    Examples
-    --------
-    >>> check_choices(["goes up", " goes   down "])
-    ('goes up', 'goes down')
-    >>> check_choices(["only one"])
-    Traceback (most recent call last):
-    ...
-    dpexplore.classroom.store.PollError: choices must be 2 to 6 answers; got 1
-    """
-    if isinstance(choices, (str, bytes)) or not isinstance(choices, (list, tuple)):
-        raise TypeError(f"choices must be a list or tuple of strings; got {type(choices).__name__}")
-    if not 2 <= len(choices) <= MAX_CHOICES:
-        raise PollError(f"choices must be 2 to {MAX_CHOICES} answers; got {len(choices)}")
-    out = []
-    for i, c in enumerate(choices):
-        if not isinstance(c, str):
-            raise TypeError(f"choices[{i}] must be a string; got {type(c).__name__}")
-        text = " ".join(c[:4 * MAX_CHOICE_CHARS].split())
-        if not 1 <= len(text) <= MAX_CHOICE_CHARS or len(c) > 4 * MAX_CHOICE_CHARS:
-            raise PollError(f"choices[{i}] must be 1 to {MAX_CHOICE_CHARS} characters; got {len(c)}")
-        if any(not ch.isprintable() for ch in text):
-            raise PollError(f"choices[{i}] must contain printable characters only")
-        out.append(text)
-    if len(set(out)) != len(out):
-        raise PollError("choices must be distinct")
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class PollCreated:
-    """What :meth:`PollStore.create_poll` returns: the public join code and the instructor's secret."""
-
-    code: str
-    secret: str
-    question: str
-    epsilon: float
-    closes_at: float | None
-    expires_at: float
-
-
-@dataclass(frozen=True)
-class PollInfo:
-    """What a student page may know about a poll: the question, ε and whether it accepts answers.
-
-    Attributes
-    ----------
-    already_answered : bool
-        The joining voter (a hub user) has answered this poll already (always False without a voter).
-    choices : tuple of str or None
-        A prediction round's answers; None for a randomized-response poll. A round's ``epsilon`` is inf
-        (its answers are not randomized).
-    """
-
-    code: str
-    question: str
-    epsilon: float
-    closes_at: float | None
-    expires_at: float
-    is_open: bool
-    #: the joining voter (a hub user) has answered this poll already (always False without a voter)
-    already_answered: bool = False
-    #: a prediction round's answers (None for a randomized-response poll); its ``epsilon`` is inf
-    choices: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Tally:
-    """Aggregate counts of one poll (instructor only): no row, no token, no timestamp of a student.
-
-    Attributes
-    ----------
-    responses : int
-        Randomized bits received.
-    yes : int
-        How many of them are 1 ("yes" after the coin flips).
-    tokens : int
-        Student page views that were issued a token (≥ responses; a gap means pages opened but not
-        answered — or, if responses exceed the class size, reloads that voted again).
-    """
-
-    info: PollInfo
-    responses: int
-    yes: int
-    tokens: int
-    last_response_at: float | None
-
-
-@dataclass(frozen=True)
-class ChoiceTally:
-    """The counts of a prediction round (instructor only): how many chose each answer, nothing per student.
-
-    ``counts[i]`` is the number of predictions of ``info.choices[i]``; ``tokens`` the student page views.
-    """
-
-    info: PollInfo
-    counts: tuple[int, ...]
-    tokens: int
-    last_response_at: float | None
-
-    @property
-    def responses(self) -> int:
-        """Predictions received."""
-        return sum(self.counts)
 
 
 class PollStore:
@@ -400,7 +292,7 @@ class PollStore:
             row = con.execute("SELECT version FROM schema_version").fetchone()
             if row is None:
                 con.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] in (1, 2, 3) and (row[0] == 3 or isinstance(self._backend, SQLiteBackend)):
+            elif row[0] in (1, 2, 3, 4) and (row[0] >= 3 or isinstance(self._backend, SQLiteBackend)):
                 if row[0] == 1:  # version 1 -> 2: polls get a creator (the new tables come below)
                     con.execute("ALTER TABLE polls ADD COLUMN creator TEXT NOT NULL DEFAULT 'unknown'")
                 if row[0] <= 2:  # version 2 -> 3: tokens and responses get a voter (one answer per hub user)
@@ -408,8 +300,10 @@ class PollStore:
                         if con.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
                                        (table,)).fetchone()[0]:
                             con.execute(f"ALTER TABLE {table} ADD COLUMN voter TEXT")
-                # version 3 -> 4: polls get the answers of a prediction round (the predictions table comes below)
-                con.execute("ALTER TABLE polls ADD COLUMN choices TEXT")
+                if row[0] <= 3:  # version 3 -> 4: polls get a prediction round's answers (its table comes below)
+                    con.execute("ALTER TABLE polls ADD COLUMN choices TEXT")
+                # version 4 -> 5: polls get a k-choice poll's oracle (the kary_responses table comes below)
+                con.execute("ALTER TABLE polls ADD COLUMN oracle TEXT")
                 con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:
                 raise RuntimeError(f"{self.location} has poll schema version {row[0]}; this dpexplore uses "
@@ -485,8 +379,37 @@ class PollStore:
         answers = check_choices(choices)
         return self._create(text, math.inf, answers, closes_in_minutes, lifetime_hours, creator)
 
+    def create_kary_poll(self, question: str, labels, *, oracle: str, epsilon: float,
+                         closes_in_minutes: float | None = None, lifetime_hours: float = DEFAULT_LIFETIME_HOURS,
+                         creator: str = "local") -> PollCreated:
+        """Create a k-choice poll: ``labels`` (``MIN_KARY_CHOICES`` to ``MAX_KARY_CHOICES`` distinct strings,
+        checked like a round's answers), answered in each student's kernel by the frequency oracle ``oracle``
+        (``"krr"`` or ``"oue"``, :mod:`dpexplore.classroom.kary`) at ``epsilon`` (in [MIN_EPSILON, MAX_EPSILON]);
+        only the report is stored (:meth:`submit_report`). Other parameters and every limit as :meth:`create_poll`.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from dpexplore.classroom.kary import randomize_choice
+        >>> store = PollStore(tempfile.mkdtemp())
+        >>> p = store.create_kary_poll("Commute?", ["walk", "bike", "bus"], oracle="krr", epsilon=1.0)
+        >>> info, token = store.join(p.code)
+        >>> report = randomize_choice(1, oracle=info.oracle, k=len(info.labels), epsilon=info.epsilon, rng=0)
+        >>> store.submit_report(p.code, token, report)
+        >>> r = store.kary_reports(p.code, p.secret)
+        >>> r.k, r.oracle, r.n
+        (3, 'krr', 1)
+        """
+        text = _check_question(question)
+        answers = check_choices(labels, least=MIN_KARY_CHOICES, most=MAX_KARY_CHOICES, name="labels")
+        oracle = check_oracle(oracle)
+        eps = check_epsilon(epsilon)
+        if not MIN_EPSILON <= eps <= MAX_EPSILON:
+            raise PollError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]; got {eps!r}")
+        return self._create(text, eps, answers, closes_in_minutes, lifetime_hours, creator, oracle)
+
     def _create(self, text: str, eps: float, choices: tuple[str, ...] | None, closes_in_minutes: float | None,
-                lifetime_hours: float, creator: str) -> PollCreated:
+                lifetime_hours: float, creator: str, oracle: str | None = None) -> PollCreated:
         life = check_real(lifetime_hours, "lifetime_hours", low=MIN_LIFETIME_HOURS, high=MAX_LIFETIME_HOURS)
         who = _check_creator(creator)
         now = self._clock()
@@ -510,9 +433,9 @@ class PollStore:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 inserted = con.execute(
                     "INSERT INTO polls (code, secret_sha256, question, epsilon, created_at, closes_at, expires_at, "
-                    "creator, choices) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+                    "creator, choices, oracle) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
                     (code, _hash_secret(secret), text, eps, now, closes, expires, who,
-                     None if choices is None else json.dumps(list(choices), ensure_ascii=False))).rowcount
+                     None if choices is None else json.dumps(list(choices), ensure_ascii=False), oracle)).rowcount
                 if inserted == 1:
                     break
             else:  # pragma: no cover - 20 clashes in a row
@@ -520,23 +443,30 @@ class PollStore:
         return PollCreated(code=code, secret=secret, question=text, epsilon=eps, closes_at=closes, expires_at=expires)
 
     def _info(self, con: Connection, code: str) -> PollInfo:
-        row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed, choices FROM polls "
+        row = con.execute("SELECT question, epsilon, closes_at, expires_at, closed, choices, oracle FROM polls "
                           "WHERE code = ?", (code,)).fetchone()
         now = self._clock()
         if row is None or row[3] <= now:
             raise UnknownPoll(f"there is no poll with join code {code} on this server (wrong code, or it expired)")
-        question, eps, closes, expires, closed, stored = row
+        question, eps, closes, expires, closed, stored, oracle = row
         is_open = not closed and (closes is None or now < closes)
         choices = None
         if stored is not None:  # read back from the database: checked like a client's input
             try:
-                if len(stored) > 16 * MAX_CHOICES * MAX_CHOICE_CHARS:
+                if not isinstance(stored, str) or len(stored) > 16 * MAX_KARY_CHOICES * MAX_CHOICE_CHARS:
                     raise ValueError("too long")
-                choices = check_choices(json.loads(stored))
+                choices = (check_choices(json.loads(stored)) if oracle is None else
+                           check_choices(json.loads(stored), least=MIN_KARY_CHOICES, most=MAX_KARY_CHOICES))
             except (ValueError, TypeError):
                 raise PollError(f"poll {code} is damaged in the database (its answers do not parse)") from None
-            if float(eps) != math.inf:
+            if oracle is None and float(eps) != math.inf:
                 raise PollError(f"poll {code} is damaged in the database (a prediction round with a finite ε)")
+        if oracle is not None:  # a k-choice poll: a known oracle, k labels and an ε a poll may have
+            if oracle not in KARY_ORACLES or choices is None or not MIN_EPSILON <= float(eps) <= MAX_EPSILON:
+                raise PollError(f"poll {code} is damaged in the database (a k-choice poll without a valid oracle, "
+                                "labels or ε)")
+            return PollInfo(code=code, question=question, epsilon=float(eps), closes_at=closes, expires_at=expires,
+                            is_open=is_open, oracle=oracle, labels=choices)
         return PollInfo(code=code, question=question, epsilon=float(eps), closes_at=closes, expires_at=expires,
                         is_open=is_open, choices=choices)
 
@@ -664,7 +594,7 @@ class PollStore:
                             f"{type(randomized_bit).__name__}")
         if randomized_bit not in (0, 1):
             raise PollError(f"randomized_bit must be 0 or 1; got {randomized_bit!r}")
-        self._insert_answer(code, token, int(randomized_bit), predict=False)
+        self._insert_answer(code, token, int(randomized_bit), kind="rr")
 
     def submit_choice(self, code: str, token: str, choice: int) -> None:
         """Store one prediction (the index of the chosen answer) of a prediction round for this token.
@@ -678,16 +608,34 @@ class PollStore:
             raise TypeError(f"choice must be an integer index of the round's answers; got type {type(choice).__name__}")
         if not 0 <= choice < MAX_CHOICES:
             raise PollError(f"choice must be in [0, {MAX_CHOICES - 1}]; got {choice!r}")
-        self._insert_answer(code, token, int(choice), predict=True)
+        self._insert_answer(code, token, int(choice), kind="predict")
 
-    def _insert_answer(self, code: str, token: str, value: int, *, predict: bool) -> None:
+    def submit_report(self, code: str, token: str, report) -> None:
+        """Store one k-choice poll report for this token: what :func:`dpexplore.classroom.kary.randomize_choice`
+        returned in the student's kernel (k-RR: an int in [0, k − 1]; OUE: k bits). One per token and per voter,
+        as :meth:`submit`; ``PollError`` if ``code`` is another kind of poll or the report does not fit its k."""
+        code = check_join_code(code)
+        token = _check_token(token)
+        size = (report.size if isinstance(report, np.ndarray) else
+                len(report) if isinstance(report, (list, tuple)) else 1)
+        if isinstance(report, (bool, np.bool_)) or not isinstance(report, (int, np.integer, list, tuple, np.ndarray)) \
+                or size > MAX_KARY_CHOICES:
+            raise TypeError(f"report must be an integer (k-RR) or at most {MAX_KARY_CHOICES} bits (OUE); got type "
+                            f"{type(report).__name__}")
+        self._insert_answer(code, token, report, kind="kary")
+
+    def _insert_answer(self, code: str, token: str, value, *, kind: str) -> None:
         with self._write() as con:
             info = self._info(con, code)
-            if predict != (info.choices is not None):
-                raise PollError(f"poll {code} is a prediction round: send a choice, not a randomized bit" if not predict
-                                else f"poll {code} is a randomized-response poll: it takes randomized bits only")
-            if predict and value >= len(info.choices):
+            has = "kary" if info.oracle is not None else ("predict" if info.choices is not None else "rr")
+            if kind != has:
+                raise PollError(f"poll {code} is a " + {"rr": "randomized-response poll: it takes randomized bits "
+                                "only (submit)", "predict": "prediction round: send a choice (submit_choice)",
+                                "kary": "k-choice poll: send the oracle's report (submit_report)"}[has])
+            if kind == "predict" and value >= len(info.choices):
                 raise PollError(f"choice must be in [0, {len(info.choices) - 1}] for poll {code}; got {value}")
+            if kind == "kary":
+                value = encode_report(value, oracle=info.oracle, k=len(info.labels))
             if not info.is_open:
                 raise PollClosed(f"poll {code} is closed: it no longer accepts answers")
             owner = con.execute("SELECT code, voter FROM tokens WHERE token = ?", (token,)).fetchone()
@@ -701,7 +649,7 @@ class PollStore:
             n = con.execute(f"SELECT count(*) FROM {table} WHERE code = ?", (code,)).fetchone()[0]
             if n >= MAX_RESPONSES_PER_POLL:
                 raise PollLimitReached(f"poll {code} has {n} answers, the maximum")
-            column = "choice" if predict else "randomized_bit"
+            column = {"rr": "randomized_bit", "predict": "choice", "kary": "report"}[kind]
             try:
                 con.execute(f"INSERT INTO {table} (code, token, {column}, received_at, voter) "
                             "VALUES (?, ?, ?, ?, ?)", (code, token, value, self._clock(), voter))
@@ -738,8 +686,8 @@ class PollStore:
         with self._read() as con:
             self._check_secret(con, code, secret, creator)
             info = self._info(con, code)
-            if info.choices is not None:
-                raise PollError(f"poll {code} is a prediction round: read it with choice_tally")
+            if info.choices is not None or info.oracle is not None:
+                raise PollError(f"poll {code} is not a yes/no poll: read it with choice_tally or kary_tally")
             n, yes, last = con.execute("SELECT count(*), coalesce(sum(randomized_bit), 0), max(received_at) "
                                        "FROM responses WHERE code = ?", (code,)).fetchone()
             tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
@@ -752,7 +700,7 @@ class PollStore:
             self._check_secret(con, code, secret, creator)
             info = self._info(con, code)
             if info.choices is None:
-                raise PollError(f"poll {code} is a randomized-response poll: read it with tally")
+                raise PollError(f"poll {code} is not a prediction round: read it with tally or kary_tally")
             counts = [0] * len(info.choices)
             for choice, k in con.execute("SELECT choice, count(*) FROM predictions WHERE code = ? GROUP BY choice",
                                          (code,)).fetchall():
@@ -762,6 +710,39 @@ class PollStore:
             last = con.execute("SELECT max(received_at) FROM predictions WHERE code = ?", (code,)).fetchone()[0]
             tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
         return ChoiceTally(info=info, counts=tuple(counts), tokens=int(tokens), last_response_at=last)
+
+    def kary_reports(self, code: str, secret: str | None = None, *, creator: str | None = None) -> KaryReports:
+        """A k-choice poll's stored reports with its k, oracle, ε and labels (auth as :meth:`tally`), each report
+        checked against the poll's k and oracle (``PollError`` for a damaged row): page 14 runs its
+        local-vs-central comparison on them."""
+        code, secret, creator = self._auth_args(code, secret, creator)
+        with self._read() as con:
+            self._check_secret(con, code, secret, creator)
+            return self._kary_reports(con, code)[0]
+
+    def _kary_reports(self, con: Connection, code: str) -> tuple[KaryReports, PollInfo]:
+        info = self._info(con, code)
+        if info.oracle is None:
+            raise PollError(f"poll {code} is not a k-choice poll: read it with tally or choice_tally")
+        k = len(info.labels)
+        stored = [r[0] for r in con.execute("SELECT report FROM kary_responses WHERE code = ? ORDER BY id",
+                                            (code,)).fetchall()]
+        if len(stored) > MAX_RESPONSES_PER_POLL:
+            raise PollError(f"poll {code} is damaged in the database (more answers than the maximum)")
+        reports = decode_reports(stored, oracle=info.oracle, k=k)
+        reports.setflags(write=False)
+        return KaryReports(k, info.oracle, info.epsilon, info.labels, reports), info
+
+    def kary_tally(self, code: str, secret: str | None = None, *, creator: str | None = None) -> KaryTally:
+        """A k-choice poll's raw report counts and per-choice estimates with standard errors (auth as
+        :meth:`tally`; :func:`dpexplore.classroom.kary.kary_tally`)."""
+        code, secret, creator = self._auth_args(code, secret, creator)
+        with self._read() as con:
+            self._check_secret(con, code, secret, creator)
+            reports, info = self._kary_reports(con, code)
+            last = con.execute("SELECT max(received_at) FROM kary_responses WHERE code = ?", (code,)).fetchone()[0]
+            tokens = con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone()[0]
+        return kary_tally(info, reports, tokens=int(tokens), last_response_at=last)
 
     def close_poll(self, code: str, secret: str | None = None, *, creator: str | None = None) -> None:
         """Stop accepting answers (the tally stays readable until the poll expires)."""
@@ -777,7 +758,7 @@ class PollStore:
             self._check_secret(con, code, secret, creator)
             con.execute("DELETE FROM polls WHERE code = ?", (code,))
 
-    def closed_result(self, code: str) -> Tally | ChoiceTally | None:
+    def closed_result(self, code: str) -> Tally | ChoiceTally | KaryTally | None:
         """A closed poll's counts for the students' pages (None while it is open): the room's result is public
         once the instructor has closed the poll to show it."""
         info = self.poll_info(code)
@@ -785,12 +766,14 @@ class PollStore:
             return None
         with self._read() as con:
             creator = con.execute("SELECT creator FROM polls WHERE code = ?", (info.code,)).fetchone()[0]
-        return (self.tally if info.choices is None else self.choice_tally)(info.code, creator=creator)
+        read = (self.kary_tally if info.oracle is not None else
+                self.tally if info.choices is None else self.choice_tally)
+        return read(info.code, creator=creator)
 
 
 def _answers(info: PollInfo) -> str:
     """The table that holds this poll's answers."""
-    return "responses" if info.choices is None else "predictions"
+    return "kary_responses" if info.oracle is not None else ("responses" if info.choices is None else "predictions")
 
 
 def minutes_left(t: float | None, now: float) -> float:

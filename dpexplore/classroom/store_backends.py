@@ -51,7 +51,8 @@ _TABLES = [
         expires_at {real} NOT NULL,
         closed INTEGER NOT NULL DEFAULT 0,
         creator TEXT NOT NULL DEFAULT 'unknown',
-        choices TEXT)""",
+        choices TEXT,
+        oracle TEXT)""",
     """CREATE TABLE IF NOT EXISTS tokens (
         token TEXT PRIMARY KEY,
         code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
@@ -72,6 +73,15 @@ _TABLES = [
         choice INTEGER NOT NULL CHECK (choice BETWEEN 0 AND 5),
         received_at {real} NOT NULL,
         voter TEXT)""",
+    # a k-choice poll's answers (polls.oracle is set): the oracle's report, a k-RR value or an OUE bit vector as
+    # one integer (k <= 8); checked against the poll's k and oracle again when read
+    """CREATE TABLE IF NOT EXISTS kary_responses (
+        id {serial},
+        code TEXT NOT NULL REFERENCES polls(code) ON DELETE CASCADE,
+        token TEXT NOT NULL UNIQUE REFERENCES tokens(token) ON DELETE CASCADE,
+        report INTEGER NOT NULL CHECK (report BETWEEN 0 AND 255),
+        received_at {real} NOT NULL,
+        voter TEXT)""",
     """CREATE TABLE IF NOT EXISTS join_failures (
         id {serial},
         client TEXT NOT NULL,
@@ -84,6 +94,8 @@ _INDEXES = [
     "CREATE UNIQUE INDEX IF NOT EXISTS responses_voter ON responses(code, voter)",
     "CREATE INDEX IF NOT EXISTS predictions_code ON predictions(code)",
     "CREATE UNIQUE INDEX IF NOT EXISTS predictions_voter ON predictions(code, voter)",
+    "CREATE INDEX IF NOT EXISTS kary_responses_code ON kary_responses(code)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS kary_responses_voter ON kary_responses(code, voter)",
     "CREATE INDEX IF NOT EXISTS tokens_code ON tokens(code)",
     "CREATE INDEX IF NOT EXISTS tokens_code_time ON tokens(code, issued_at)",
     "CREATE INDEX IF NOT EXISTS polls_creator ON polls(creator)",

@@ -41,6 +41,7 @@ import plotly.graph_objects as go
 from ..classroom import stats as poll_stats
 from ..classroom.credentials import in_voila_page, instructor_identity
 from ..classroom.hub import hub_voter, under_hub
+from ..classroom.kary import KaryTally, randomize_choice
 from ..classroom.store import (
     MAX_EPSILON,
     MAX_LIFETIME_HOURS,
@@ -58,6 +59,7 @@ from ..classroom.store import (
 from ..core.random import as_generator
 from ..core.randomized_response import flip_probability, randomized_response
 from ..core.validation import check_real
+from . import poll_kary as kpages
 from . import poll_pages as pages
 from .controls import Control
 from .dashboard import (
@@ -289,6 +291,7 @@ class ClassPoll(Dashboard):
                 stack.extend(box.children)
         self.epsilon_typed = widgets.Text(placeholder="or type ε (0.05 to 10)", layout=widgets.Layout(width="14em"))
         self.epsilon_typed.add_class("dpx-poll-epsilon-typed")
+        kpages.form_widgets(self)  # a k-choice question: self.labels (one per line; empty: yes/no), self.oracle
         self.closes_in = widgets.BoundedIntText(value=0, min=0, max=int(MAX_LIFETIME_HOURS * 60),
                                                 description="closes after (min, 0 = open until it expires)",
                                                 style={"description_width": "initial"},
@@ -305,7 +308,7 @@ class ClassPoll(Dashboard):
         self._form = widgets.VBox([
             widgets.HTML(f"<b>New poll</b> (instructor: {html.escape(self.instructor or '')}). Question (at most "
                          f"{MAX_QUESTION_CHARS} characters); every student's answer is randomized with ε."),
-            self.question, widgets.HBox([eps_widget, self.epsilon_typed]),
+            self.question, self.labels, self.oracle, widgets.HBox([eps_widget, self.epsilon_typed]),
             widgets.HBox([self.closes_in, self.create_button])])
         # presentation mode (?present=1 too): the teaching bar is not on this page (it has no view link), so its
         # own toggle; the kit's presentation mode hides the guide and enlarges the plot text
@@ -348,10 +351,12 @@ class ClassPoll(Dashboard):
         if not isinstance(minutes, int) or not (minutes == 0 or MIN_CLOSE_MINUTES <= minutes <= longest):
             raise PollError(f"closing time must be 0 (open until it expires) or {MIN_CLOSE_MINUTES:g} to "
                             f"{int(MAX_LIFETIME_HOURS * 60)} minutes; got {minutes!r}")
-        created = self.store.create_poll(self.question.value if isinstance(self.question.value, str) else None,
-                                         epsilon=self._chosen_epsilon(), closes_in_minutes=minutes or None,
-                                         lifetime_hours=min(MAX_LIFETIME_HOURS, max(3.0, minutes / 60 + 1.0)),
-                                         creator=self.instructor)
+        question = self.question.value if isinstance(self.question.value, str) else None
+        labels = kpages.parse_labels(self.labels.value)
+        kw = {"epsilon": self._chosen_epsilon(), "closes_in_minutes": minutes or None, "creator": self.instructor,
+              "lifetime_hours": min(MAX_LIFETIME_HOURS, max(3.0, minutes / 60 + 1.0))}
+        created = (self.store.create_poll(question, **kw) if labels is None else
+                   self.store.create_kary_poll(question, labels, oracle=self.oracle.value, **kw))
         self._clear_messages()
         self._start_live(created.code, created.secret)
 
@@ -362,10 +367,15 @@ class ClassPoll(Dashboard):
             self._show_messages(errors=[f"Cannot open the class view: {html.escape(str(exc))}. You can create a "
                                         "new poll below."])
 
-    def _read_tally(self, code: str) -> Tally:
+    def _read_tally(self, code: str) -> Tally | KaryTally:
+        kind = self.poll if self.poll is not None else self.store.poll_info(code)
+        read = self.store.kary_tally if kind.oracle is not None else self.store.tally
         if self._secret is not None:
-            return self.store.tally(code, self._secret)
-        return self.store.tally(code, creator=self.instructor)
+            return read(code, self._secret)
+        return read(code, creator=self.instructor)
+
+    def _html(self, t: Tally | KaryTally) -> str:
+        return (kpages.tally_html if isinstance(t, KaryTally) else pages.tally_html)(t, self._env)
 
     def _start_live(self, code: str, secret: str | None) -> None:
         self._secret = secret
@@ -380,22 +390,25 @@ class ClassPoll(Dashboard):
         self._links.value = pages.links_html(code, tally, self._env)
         link = pages.poll_link(code, self._env)
         self._copy.text = link.full if link.full and not link.loopback_only else link.relative
-        self._tally_html.value = pages.tally_html(tally, self._env)
+        self._tally_html.value = self._html(tally)
         self.update_times.append((tally.responses, time.time()))
         self.refresh("tally")
         self._watcher = threading.Thread(target=self._watch, name="poll-watch", daemon=True)
         self._watcher.start()
 
-    def check_now(self) -> Tally:
+    def check_now(self) -> Tally | KaryTally:
         """Read the tally once and update the class view if it changed (the watcher thread calls this)."""
         t = self._read_tally(self.poll.code)
         old = self._tally
-        if old is None or (t.responses, t.yes, t.tokens, t.info.is_open) != (old.responses, old.yes, old.tokens,
-                                                                            old.info.is_open):
+
+        def counts(x):
+            return x.responses, getattr(x, "yes", None), getattr(x, "report_counts", None)
+
+        if old is None or (*counts(t), t.tokens, t.info.is_open) != (*counts(old), old.tokens, old.info.is_open):
             self._tally = t
-            self._tally_html.value = pages.tally_html(t, self._env)
+            self._tally_html.value = self._html(t)
             self.update_times.append((t.responses, time.time()))
-            if old is None or (t.responses, t.yes) != (old.responses, old.yes):
+            if old is None or counts(t) != counts(old):
                 self.refresh("tally")
         return t
 
@@ -440,12 +453,17 @@ class ClassPoll(Dashboard):
 
     # -- figures ----------------------------------------------------------------------
     def _counts(self) -> tuple[int, int]:
-        return (self._tally.responses, self._tally.yes) if self._tally is not None else (0, 0)
+        t = self._tally
+        return (t.responses, t.yes) if isinstance(t, Tally) else (0, 0)
 
     def _epsilon(self, params: Mapping[str, Any]) -> float:
         return self._tally.info.epsilon if self._tally is not None else float(params["epsilon"])
 
     def figure(self, panel: str, params: Mapping[str, Any]) -> go.Figure:
+        if isinstance(self._tally, KaryTally):  # a k-choice poll: its estimates; the other panels are yes/no's
+            return kpages.figure(self._tally) if panel == "class" else message_figure(
+                "For yes/no polls", "This panel is about a yes/no poll's interval; a k-choice poll's standard "
+                "errors are in the table and the plot above.", height=160)
         eps = self._epsilon(params)
         n, yes = self._counts()
         est = poll_stats.estimate_fraction(yes, n, epsilon=eps)
@@ -533,6 +551,9 @@ class ClassPoll(Dashboard):
     def reproduce(self, params: Mapping[str, Any]) -> str:
         if self.mode == "student":
             return ""
+        if isinstance(self._tally, KaryTally):
+            return ("from dpexplore.classroom import PollStore\n"
+                    f"print(PollStore().kary_tally({self.poll.code!r}, creator={self.instructor!r}))\n")
         n, yes = self._counts()
         eps = self._epsilon(params)
         return ("from dpexplore.classroom import estimate_fraction, simulate_class\n"
@@ -578,10 +599,12 @@ class ClassPoll(Dashboard):
                                 names="value")
         self.predict_send.on_click(lambda _: self._act(self.send_prediction))
         self._predict_box = widgets.VBox([self.prediction, self.predict_send], layout=widgets.Layout(display="none"))
+        # a k-choice poll: pick the true choice, randomize it here with the poll's oracle, send only the report
+        self._kary_box = kpages.student_widgets(self)
         self._result_html = widgets.HTML()  # the room's result, once the instructor closes the poll
         self._result_html.add_class("dpx-poll-result")
         self._student_box = widgets.VBox([self._question_html, self._join_row, self._answer_box, self._predict_box,
-                                          self._sent_html, self._result_html],
+                                          self._kary_box, self._sent_html, self._result_html],
                                          layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
         self._student_box.add_class("dpx-poll-student")
 
@@ -636,6 +659,11 @@ class ClassPoll(Dashboard):
             self.prediction.options = list(info.choices)
             self.prediction.value = None
             self._predict_box.layout.display = None
+        elif info.oracle is not None:
+            self._question_html.value = kpages.joined_html(info, self._env)
+            self.kary_answer.options = list(info.labels)
+            self.kary_answer.value = None
+            self._kary_box.layout.display = None
         else:
             self._question_html.value = pages.joined_html(info, self._env)
             self._answer_box.layout.display = None
@@ -648,6 +676,8 @@ class ClassPoll(Dashboard):
             raise PollError("this page has sent its answer: it is done")
         if self.poll is None or self._token is None:
             raise PollError("join a poll first")
+        if self.poll.oracle is not None:
+            return self._randomize_choice()
         if self.answer.value not in ("Yes", "No"):
             raise PollError("choose your true answer (Yes or No) first")
         x = 1 if self.answer.value == "Yes" else 0
@@ -665,15 +695,30 @@ class ClassPoll(Dashboard):
         self.send_button.disabled = False
         self._clear_messages()
 
+    def _randomize_choice(self) -> None:
+        """A k-choice poll's Randomize: the poll's oracle on the true choice, in this kernel (one seed per page)."""
+        info = self.poll
+        if self.kary_answer.value not in info.labels:
+            raise PollError("choose your true answer first")
+        if self._coin_seed is None:  # fresh OS entropy for this page's one randomization, never stored
+            self._coin_seed = secrets.randbits(64)
+        report = randomize_choice(info.labels.index(self.kary_answer.value), oracle=info.oracle,
+                                  k=len(info.labels), epsilon=info.epsilon, rng=self._coin_seed)
+        self._coin = {"report": report}
+        self._kary_html.value = kpages.report_html(report, info.labels, info.oracle)
+        self.kary_send.disabled = False
+        self._clear_messages()
+
     def _finish(self, html_text: str) -> None:
         """The page is done: every input disabled (and refused server side), the true answer forgotten."""
         self._done = True
         self._coin = None
         self.answer.value = None  # forget the true answer in this kernel too
+        self.kary_answer.value = None
         for w in (self.answer, self.flip_button, self.send_button, self.code_input, self.join_button,
-                  self.prediction, self.predict_send):
+                  self.prediction, self.predict_send, self.kary_answer, self.kary_flip, self.kary_send):
             w.disabled = True
-        self._coin_html.value = ""
+        self._coin_html.value = self._kary_html.value = ""
         self._sent_html.value = html_text
 
     def send_prediction(self) -> None:
@@ -694,6 +739,11 @@ class ClassPoll(Dashboard):
             raise PollError("this page has sent its answer already: it is done")
         if self._coin is None:
             raise PollError("flip the coin first")
+        if "report" in self._coin:  # a k-choice poll: the oracle's report
+            info, report = self.poll, self._coin["report"]
+            self._send_once(lambda: self.store.submit_report(info.code, self._token, report), "answer",
+                            kpages.sent_html(report, info.labels, info.oracle, info.epsilon))
+            return
         bit = self._coin["bit"]
         self._send_once(lambda: self.store.submit(self.poll.code, self._token, bit), "answer",
                         pages.sent_html(bit, self.poll.epsilon))
@@ -736,7 +786,8 @@ class ClassPoll(Dashboard):
                 except (sqlite3.Error, OSError):  # a busy database: the next tick
                     continue
                 if result is not None:
-                    self._result_html.value = pages.room_result_html(result, self._env)
+                    self._result_html.value = (kpages.room_html if isinstance(result, KaryTally) else
+                                               pages.room_result_html)(result, self._env)
                     return
 
         threading.Thread(target=wait, name="poll-result", daemon=True).start()

@@ -230,6 +230,63 @@ def test_class_poll_end_to_end(poll_server, tmp_path):
           f"{sum(r != t for r, t in zip(reports, truths))} of {STUDENTS} answers flipped by the coin")
 
 
+def test_a_k_choice_round(poll_server):
+    """Issue 44: the instructor creates a 4-choice question answered with OUE; two students pick a choice,
+    randomize it in their own kernel and send only the report; the class view shows the raw counts and the
+    estimates by itself; the database holds one OUE report (an integer < 16) per student."""
+    from playwright.sync_api import sync_playwright
+
+    srv = poll_server
+    url = f"{srv.url}/voila/render/{PAGE}"
+    js_errors: list[str] = []
+    with sync_playwright() as p:
+        browser = launch_browser(p)
+        contexts = []
+        try:
+            teacher = _new_page(browser, contexts, js_errors, viewport={"width": 1280, "height": 2400})
+            teacher.goto(f"{url}?instructor={srv.token}", wait_until="commit", timeout=180_000)
+            _wait_rendered(teacher)
+            teacher.locator(".dpx-poll-question textarea").fill("How did you get here today?")
+            teacher.locator(".dpx-poll-labels textarea").fill("walk\nbike\nbus\ncar")
+            teacher.locator(".dpx-poll-oracle select").select_option(
+                label="OUE: report one bit per choice (optimized unary encoding)")
+            teacher.locator(".dpx-poll-create").click()
+            teacher.locator(".dpx-poll-code").wait_for(timeout=60_000)
+            code = teacher.locator(".dpx-poll-code").inner_text().strip()
+            teacher.wait_for_function("() => /Responses: 0/.test(document.body.innerText)", timeout=60_000)
+            sent = []
+            for i, choice in enumerate(("bus", "walk")):
+                page = _new_page(browser, contexts, js_errors, viewport={"width": 1024, "height": 768})
+                page.goto(f"{url}?join={code}", wait_until="commit", timeout=180_000)
+                _wait_rendered(page)
+                page.locator(".dpx-poll-kary-flip").wait_for(timeout=120_000)
+                assert "OUE" in page.locator(".dpx-poll-deniability").inner_text()
+                page.locator(".dpx-poll-kary-answer label", has_text=choice).click()
+                page.locator(".dpx-poll-kary-flip").click()
+                page.locator(".dpx-poll-report").wait_for(timeout=30_000)
+                sent.append(page.locator(".dpx-poll-report").inner_text().strip())
+                page.locator(".dpx-poll-kary-send:not([disabled])").wait_for(timeout=30_000)
+                page.locator(".dpx-poll-kary-send").click()
+                page.locator(".dpx-poll-done").wait_for(timeout=30_000)
+                teacher.wait_for_function(f"() => /Responses: {i + 1}\\b/.test(document.body.innerText)",
+                                          timeout=60_000, polling=100)
+            table = teacher.locator(".dpx-poll-kary").inner_text()
+            assert "debiased estimate" in table and "standard error" in table and "bus" in table
+            body = teacher.evaluate("() => document.body.innerText")
+            assert "Traceback" not in body
+        finally:
+            for ctx in contexts:
+                ctx.close()
+            browser.close()
+    assert not js_errors, js_errors
+    con = sqlite3.connect(srv.poll_dir / "polls.sqlite3")
+    try:
+        stored = [r for (r,) in con.execute("SELECT report FROM kary_responses WHERE code = ? ORDER BY id", (code,))]
+    finally:
+        con.close()
+    assert stored == [sum(int(b) << j for j, b in enumerate(bits)) for bits in sent]
+
+
 def test_preheated_kernels_get_the_instructor_grant_and_the_client_address(tmp_path):
     """Under ``--preheat`` the request's variables reach a pooled kernel later, over Voila's request-info
     socket: the instructor page and the student page both come from the pool, each with what it needs."""

@@ -160,9 +160,11 @@ def test_a_version_3_database_is_upgraded_in_place_on_both_backends(make_store):
     with store._write() as con:  # make it version 3: no prediction rounds
         con.execute("DROP TABLE predictions")
         con.execute("ALTER TABLE polls DROP COLUMN choices")
+        con.execute("DROP TABLE kary_responses")
+        con.execute("ALTER TABLE polls DROP COLUMN oracle")
         con.execute("UPDATE schema_version SET version = 3")
     store = make_store()
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert store.tally(p.code, p.secret).responses == 1
     r = store.create_round("new?", CHOICES)
     store.submit_choice(r.code, store.issue_token(r.code), 2)

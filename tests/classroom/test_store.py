@@ -57,7 +57,7 @@ def _rows(path, sql):
 
 
 def test_schema_version(store):
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert rows(store, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
@@ -411,7 +411,7 @@ def test_a_version_1_sqlite_database_is_upgraded_in_place(tmp_path):
     con.commit()
     con.close()
     store = PollStore(tmp_path)
-    assert store.schema_version() == SCHEMA_VERSION == 4
+    assert store.schema_version() == SCHEMA_VERSION == 5
     assert store.poll_info("ABCDEF").question == "old?"
     assert _rows(store.path, "SELECT creator FROM polls") == [("unknown",)]
 
@@ -423,10 +423,11 @@ def test_a_version_2_sqlite_database_gets_the_voter_columns_and_keeps_its_answer
     con = sqlite3.connect(store.path)  # make it a version 2 file: no voter columns, no voter index
     con.executescript("""DROP INDEX responses_voter; ALTER TABLE responses DROP COLUMN voter;
                          ALTER TABLE tokens DROP COLUMN voter; DROP TABLE predictions;
-                         ALTER TABLE polls DROP COLUMN choices; UPDATE schema_version SET version = 2;""")
+                         ALTER TABLE polls DROP COLUMN choices; DROP TABLE kary_responses;
+                         ALTER TABLE polls DROP COLUMN oracle; UPDATE schema_version SET version = 2;""")
     con.close()
     store = PollStore(tmp_path)
-    assert store.schema_version() == 4
+    assert store.schema_version() == 5
     assert _columns(store, "responses")[-1] == "voter" and _columns(store, "tokens")[-1] == "voter"
     assert store.tally(p.code, p.secret).responses == 1
     info, tok = store.join(p.code, voter="hub:ann")
