@@ -62,4 +62,58 @@ MUTANTS = {
             "scores": {"q6": 3},
         },
     ],
+    "statistics": [
+        {"name": "unanswered", "cells": None, "scores": "zero"},
+        {
+            "name": "textbook-slips",
+            "cells": {
+                # q1: the sum's sensitivity (upper - lower), not the mean's (upper - lower)/n
+                "def clipped_mean(": "def clipped_mean(x, lower, upper, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                     "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                     "    return float(x.mean() + rng.laplace(0.0, (upper - lower) / epsilon))",
+                # q2: the Laplace scale b for the sd (not sqrt(2) b); the bias with its sign flipped
+                "noise_sd =": "noise_sd = 100 / (incomes.size * 0.5)\n"
+                              "bias = incomes.mean() - np.clip(incomes, 0, 100).mean()",
+                # q3: the bug left in place (no clipping)
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n    x = np.asarray(x, dtype=float)\n"
+                                           "    return float(x.mean()\n"
+                                           "                 + rng.laplace(0.0, (upper - lower) / (x.size * epsilon)))",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 0},
+        },
+        {
+            "name": "half-fixes",
+            "cells": {
+                # q1: half the Laplace scale (true eps = 2 eps)
+                "def clipped_mean(": "def clipped_mean(x, lower, upper, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                     "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                     "    return float(x.mean()\n"
+                                     "                 + rng.laplace(0.0, (upper - lower) / (2 * x.size * epsilon)))",
+                # q2 (a) only: the Laplace scale b for the sd
+                "noise_sd =": "noise_sd = 100 / (incomes.size * 0.5)\n"
+                              "bias = np.clip(incomes, 0, 100).mean() - incomes.mean()",
+                # q3: clipped, but half the noise: true eps = 2 on the audit's pair (its tail audit finds >= 1.75 in
+                # 40 of 40 seeds)
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n"
+                                           "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                           "    return float(x.mean()\n"
+                                           "        + rng.laplace(0.0, (upper - lower) / (2 * x.size * epsilon)))",
+            },
+            "scores": {"q1": 0, "q2": 1, "q3": 0},
+        },
+        {
+            "name": "over-noised",
+            "cells": {
+                # q3: private (3x the noise: eps/3) but 3x the sd: loses the accuracy point only
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n"
+                                           "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                           "    return float(x.mean()\n"
+                                           "        + rng.laplace(0.0, 3 * (upper - lower) / (x.size * epsilon)))",
+            },
+            "scores": {"q3": 3},
+        },
+    ],
 }
