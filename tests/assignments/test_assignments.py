@@ -4,10 +4,13 @@ points of the questions it gets wrong, at the graders' fixed seeds."""
 
 import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -52,11 +55,14 @@ def built(request, tmp_path_factory):
 
 
 def grade(zip_path: Path, notebook: Path, out: Path) -> tuple[dict[str, float], dict[str, float], float]:
-    """``otter run`` one notebook; returns (score per question, maximum per question, seconds)."""
+    """``otter run`` one notebook; returns (score per question, maximum per question, wall seconds) and prints the
+    CPU seconds of otter and its kernel."""
     out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     _otter("run", "-a", str(zip_path), "-o", str(out), str(notebook), cwd=notebook.parent)
-    seconds = time.perf_counter() - t0
+    seconds, cpu1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+    print(f"[{notebook.name}: {seconds:.1f} s wall, {cpu:.1f} s CPU]")
     tests = json.loads((out / "results.json").read_text())["tests"]
     scores = {t["name"]: t["score"] for t in tests if t.get("max_score") is not None}
     maxima = {t["name"]: t["max_score"] for t in tests if t.get("max_score") is not None}
@@ -79,8 +85,17 @@ def test_student_notebook_holds_no_solution_or_hidden_test(built):
     text = (dist / "student" / f"{name}.ipynb").read_text()
     assert "BEGIN SOLUTION" not in text and "# SOLUTION" not in text
     assert "hidden: true" not in text and "BEGIN TEST CONFIG" not in text
-    reference = (dist / "autograder" / f"{name}.ipynb").read_text()
-    assert "hidden" in reference or "BEGIN" not in reference  # the autograder copy carries the tests
+
+
+def test_autograder_zip_holds_the_tests_and_installs_dpexplore(built):
+    name, dist, zip_path = built
+    nb = nbformat.read(dist / "autograder" / f"{name}.ipynb", as_version=4)
+    graded = {q for c in nb.cells if c.cell_type == "code" for q in re.findall(r'grader\.check\("(\w+)"\)', c.source)}
+    with zipfile.ZipFile(zip_path) as z:
+        names = set(z.namelist())
+        env = z.read("environment.yml").decode()
+    assert graded and {f"tests/{q}.py" for q in graded} <= names, sorted(names)
+    assert re.search(r"^\s*- dpexplore\s*$", env, re.M), env  # Gradescope installs it (assignments/README.md)
 
 
 def test_reference_solution_gets_full_marks(built, tmp_path):
@@ -113,6 +128,6 @@ def test_every_autograded_question_has_a_mutant_scoring_zero(built):
     name, dist, _ = built
     nb = nbformat.read(dist / "autograder" / f"{name}.ipynb", as_version=4)
     graded = {q for c in nb.cells if c.cell_type == "code"
-              for q in __import__("re").findall(r'grader\.check\("(\w+)"\)', c.source)}
+              for q in re.findall(r'grader\.check\("(\w+)"\)', c.source)}
     zeroed = {q for m in MUTANTS[name] if m["cells"] is not None for q, s in m["scores"].items() if s == 0}
     assert graded and graded <= zeroed, sorted(graded - zeroed)
