@@ -78,5 +78,5 @@ def test_statistics_q3_audit_separates_fixes_from_leaks(name):
         res = audit_from_scores(s0, s1, confidence=0.999, claimed_epsilon=1.0, threshold="tail")
         eps_hat.append(res.epsilon_lower)
         assert res.violation is leaks, (name, seed, res.epsilon_lower)
-    # margins quoted in assignments/README.md: the correct fix <= 0.95, the half fix >= 1.7
-    assert max(eps_hat) <= 0.95 if not leaks else min(eps_hat) >= 1.7, eps_hat
+    # margins quoted in assignments/README.md: the correct fix <= 0.95, the half fix >= 1.7, the bug >= 7
+    assert max(eps_hat) <= 0.95 if not leaks else min(eps_hat) >= (7.0 if "bug" in name else 1.7), eps_hat
