@@ -116,4 +116,47 @@ MUTANTS = {
             "scores": {"q3": 3},
         },
     ],
+    "selection": [
+        {"name": "unanswered", "cells": None, "scores": "zero"},
+        {
+            "name": "textbook-slips",
+            "cells": {
+                # q1: the smallest noisy score
+                "def noisy_max(": "def noisy_max(scores, epsilon, sensitivity, rng):\n    rng = as_generator(rng)\n"
+                                  "    q = np.asarray(scores, dtype=float)\n"
+                                  "    return int(np.argmin(q + rng.laplace(0.0, 2 * sensitivity / epsilon, q.size)))",
+                # q2: Delta/eps instead of 2 Delta/eps
+                "loss =": "loss = (1 / 0.5) * (math.log(100) + 3)",
+                # q3: the bug left in place
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    rng = as_generator(rng)\n"
+                                       "    q = np.asarray(scores, dtype=float)\n"
+                                       "    w = np.exp(epsilon * (q - q.max()) / sensitivity)\n"
+                                       "    return int(rng.choice(q.size, p=w / w.sum()))",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 0},
+        },
+        {
+            "name": "half-fixes",
+            "cells": {
+                # q1: scale Delta/eps (the monotone scale, for general scores)
+                "def noisy_max(": "def noisy_max(scores, epsilon, sensitivity, rng):\n    rng = as_generator(rng)\n"
+                                  "    q = np.asarray(scores, dtype=float)\n"
+                                  "    return int(np.argmax(q + rng.laplace(0.0, sensitivity / epsilon, q.size)))",
+            },
+            "scores": {"q1": 0},
+        },
+        {
+            "name": "over-noised",
+            "cells": {
+                # q3: private (eps/4) but its average loss on (0, 2, ..., 18) is 5.25, above 2 x 1.16
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    rng = as_generator(rng)\n"
+                                       "    q = np.asarray(scores, dtype=float)\n"
+                                       "    w = np.exp(epsilon * (q - q.max()) / (8 * sensitivity))\n"
+                                       "    return int(rng.choice(q.size, p=w / w.sum()))",
+            },
+            "scores": {"q3": 3},
+        },
+    ],
 }

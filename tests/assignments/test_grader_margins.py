@@ -80,3 +80,41 @@ def test_statistics_q3_audit_separates_fixes_from_leaks(name):
         assert res.violation is leaks, (name, seed, res.epsilon_lower)
     # margins quoted in assignments/README.md: the correct fix <= 0.95, the half fix >= 1.7, the bug >= 7
     assert max(eps_hat) <= 0.95 if not leaks else min(eps_hat) >= (7.0 if "bug" in name else 1.7), eps_hat
+
+
+def _em(divisor):
+    def release(scores, epsilon, sensitivity, rng):
+        q = np.asarray(scores, dtype=float)
+        w = np.exp(epsilon * (q - q.max()) / (divisor * sensitivity))
+        return int(as_generator(rng).choice(q.size, p=w / w.sum()))
+    return release
+
+
+def _gumbel_max(scores, epsilon, sensitivity, rng):
+    q = np.asarray(scores, dtype=float)
+    return int(np.argmax(q + as_generator(rng).gumbel(0.0, 2 * sensitivity / epsilon, q.size)))
+
+
+SELECTION = {  # name: (function, a violation expected, the range of eps_hat quoted in assignments/README.md)
+    "fixed: weights exp(eps q / 2 Delta)": (_em(2.0), False, (0.0, 0.8)),
+    "fixed: report noisy max with Gumbel noise (the same law)": (_gumbel_max, False, (0.0, 0.8)),
+    "bug: weights exp(eps q / Delta)": (_em(1.0), True, (1.3, np.inf)),
+    # true eps 4/3, but this pair and test see less than 1: the grader's known blind spot, quoted in the README
+    "small leak: weights exp(eps q / 1.5 Delta)": (_em(1.5), False, (0.0, 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", SELECTION)
+def test_selection_q3_audit_separates_fixes_from_leaks(name):
+    from dpexplore.selection.audit import selection_pair
+    f, leaks, (low, high) = SELECTION[name]
+    q0, q1 = selection_pair(10)
+    eps_hat = []
+    for seed in SEEDS:  # the grader's _audit (assignments/selection/selection.ipynb, q3), its seed 45 among others
+        g0, g1 = np.random.default_rng(45 if seed == 0 else seed).spawn(2)
+        s0 = np.array([f(q0, 1.0, 1.0, g0) == 0 for _ in range(20_000)], dtype=float)
+        s1 = np.array([f(q1, 1.0, 1.0, g1) == 0 for _ in range(20_000)], dtype=float)
+        res = audit_from_scores(s0, s1, confidence=0.999, claimed_epsilon=1.0)
+        eps_hat.append(res.epsilon_lower)
+        assert res.violation is leaks, (name, seed, res.epsilon_lower)
+    assert low <= min(eps_hat) and max(eps_hat) <= high, eps_hat
