@@ -61,6 +61,14 @@ MUTANTS = {
             },
             "scores": {"q6": 3},
         },
+        {
+            "name": "constant",
+            "cells": {
+                # q6: always "no": private (eps = 0) and useless: no points
+                "def rr_answer_fixed(": "def rr_answer_fixed(bit, epsilon, rng):\n    return 0",
+            },
+            "scores": {"q6": 0},
+        },
     ],
     "statistics": [
         {"name": "unanswered", "cells": None, "scores": "zero"},
@@ -115,6 +123,14 @@ MUTANTS = {
             },
             "scores": {"q3": 3},
         },
+        {
+            "name": "constant",
+            "cells": {
+                # q3: always 5.0, the middle of [0, 10]: private (eps = 0) and useless: no points
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n    return 5.0",
+            },
+            "scores": {"q3": 0},
+        },
     ],
     "selection": [
         {"name": "unanswered", "cells": None, "scores": "zero"},
@@ -143,8 +159,12 @@ MUTANTS = {
                 "def noisy_max(": "def noisy_max(scores, epsilon, sensitivity, rng):\n    rng = as_generator(rng)\n"
                                   "    q = np.asarray(scores, dtype=float)\n"
                                   "    return int(np.argmax(q + rng.laplace(0.0, sensitivity / epsilon, q.size)))",
+                # q3: a uniformly random candidate: private (eps = 0), average loss 7.7 x the exponential
+                # mechanism's: no points
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    return int(as_generator(rng).integers(len(scores)))",
             },
-            "scores": {"q1": 0},
+            "scores": {"q1": 0, "q3": 0},
         },
         {
             "name": "over-noised",
