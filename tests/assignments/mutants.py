@@ -1,0 +1,182 @@
+"""Wrong solutions for the mutation test of each assignment's grader (tests/assignments/test_assignments.py).
+
+``MUTANTS[assignment]`` is a list of mutant notebooks. Each mutant replaces whole code cells of the reference
+(solution) notebook: ``cells`` maps a string that identifies the cell (it occurs in that cell only) to the wrong
+source; ``scores`` is the score each question must then get (questions not named keep full marks). Every
+autograded question has at least one mutant that scores 0 on it. ``None`` as ``cells`` means the student notebook
+as handed out (every ``...`` left in place): every autograded question scores 0.
+"""
+
+MUTANTS = {
+    "intro": [
+        {"name": "unanswered", "cells": None, "scores": "zero"},
+        {
+            "name": "textbook-slips",
+            "cells": {
+                # q1: the mean of the released bits, not debiased
+                "def rr_debias(": "def rr_debias(released, epsilon):\n    return float(np.mean(released))",
+                # q2: noise scale epsilon instead of 1/epsilon
+                "def laplace_count(": "def laplace_count(bits, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                      "    return float(np.sum(bits) + rng.laplace(0.0, epsilon))",
+                # q3: one week's epsilon, not composed (a); k * mu instead of mu * sqrt(k) (b)
+                "eps_basic =": "eps_basic = 0.25\neps_gdp = gdp_epsilon(0.3 * 12, 1e-5)",
+                # q4: the classic sigma (Dwork & Roth A.1), not the analytic one
+                "sigma =": "sigma = 1e-3 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 1.0",
+                # q5: prior * e^eps, not the Bayes posterior
+                "posterior =": "posterior = 0.01 * math.e",
+                # q6: the bug left in place
+                "def rr_answer_fixed(": "def rr_answer_fixed(bit, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                        "    if rng.random() < 1 / (1 + math.exp(epsilon)):\n"
+                                        "        return int(rng.random() < 0.5)\n    return int(bit)",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 0, "q4": 0, "q5": 0, "q6": 0},
+        },
+        {
+            "name": "half-fixes",
+            "cells": {
+                # q1: divides by (1 - mu) instead of (1 - 2 mu)
+                "def rr_debias(": "def rr_debias(released, epsilon):\n    mu = flip_probability(epsilon)\n"
+                                  "    return float((np.mean(released) - mu) / (1 - mu))",
+                # q2: no noise at all
+                "def laplace_count(": "def laplace_count(bits, epsilon, rng):\n    return float(np.sum(bits))",
+                # q3 (b) only: k * mu instead of mu * sqrt(k)
+                "eps_basic =": "eps_basic = 12 * 0.25\neps_gdp = gdp_epsilon(0.3 * 12, 1e-5)",
+                # q4: sensitivity 1 (the sum's), not 1/n (the mean's)
+                "sigma =": "sigma = gaussian_sigma(1.0, 1e-5, 1.0)",
+                # q6: random answers with probability 1.5 mu: true eps = log((1 - 0.75 mu)/(0.75 mu)) = 1.38
+                "def rr_answer_fixed(": "def rr_answer_fixed(bit, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                        "    if rng.random() < 1.5 / (1 + math.exp(epsilon)):\n"
+                                        "        return int(rng.random() < 0.5)\n    return int(bit)",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 1, "q4": 0, "q6": 0},
+        },
+        {
+            "name": "over-noised",
+            "cells": {
+                # q6: private (random answers 90 % of the time: true eps = log(0.55/0.45) = 0.2) but the debiased
+                # estimate's sd is 5.2x correct randomized response's: loses the accuracy point only
+                "def rr_answer_fixed(": "def rr_answer_fixed(bit, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                        "    if rng.random() < 0.9:\n        return int(rng.random() < 0.5)\n"
+                                        "    return int(bit)",
+            },
+            "scores": {"q6": 3},
+        },
+        {
+            "name": "constant",
+            "cells": {
+                # q6: always "no": private (eps = 0) and useless: no points
+                "def rr_answer_fixed(": "def rr_answer_fixed(bit, epsilon, rng):\n    return 0",
+            },
+            "scores": {"q6": 0},
+        },
+    ],
+    "statistics": [
+        {"name": "unanswered", "cells": None, "scores": "zero"},
+        {
+            "name": "textbook-slips",
+            "cells": {
+                # q1: the sum's sensitivity (upper - lower), not the mean's (upper - lower)/n
+                "def clipped_mean(": "def clipped_mean(x, lower, upper, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                     "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                     "    return float(x.mean() + rng.laplace(0.0, (upper - lower) / epsilon))",
+                # q2: the Laplace scale b for the sd (not sqrt(2) b); the bias with its sign flipped
+                "noise_sd =": "noise_sd = 100 / (incomes.size * 0.5)\n"
+                              "bias = incomes.mean() - np.clip(incomes, 0, 100).mean()",
+                # q3: the bug left in place (no clipping)
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n    x = np.asarray(x, dtype=float)\n"
+                                           "    return float(x.mean()\n"
+                                           "                 + rng.laplace(0.0, (upper - lower) / (x.size * epsilon)))",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 0},
+        },
+        {
+            "name": "half-fixes",
+            "cells": {
+                # q1: half the Laplace scale (true eps = 2 eps)
+                "def clipped_mean(": "def clipped_mean(x, lower, upper, epsilon, rng):\n    rng = as_generator(rng)\n"
+                                     "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                     "    return float(x.mean()\n"
+                                     "                 + rng.laplace(0.0, (upper - lower) / (2 * x.size * epsilon)))",
+                # q2 (a) only: the Laplace scale b for the sd
+                "noise_sd =": "noise_sd = 100 / (incomes.size * 0.5)\n"
+                              "bias = np.clip(incomes, 0, 100).mean() - incomes.mean()",
+                # q3: clipped, but half the noise: true eps = 2 on the audit's pair (its tail audit finds >= 1.75 in
+                # 40 of 40 seeds)
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n"
+                                           "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                           "    return float(x.mean()\n"
+                                           "        + rng.laplace(0.0, (upper - lower) / (2 * x.size * epsilon)))",
+            },
+            "scores": {"q1": 0, "q2": 1, "q3": 0},
+        },
+        {
+            "name": "over-noised",
+            "cells": {
+                # q3: private (3x the noise: eps/3) but 3x the sd: loses the accuracy point only
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n"
+                                           "    rng = as_generator(rng)\n"
+                                           "    x = np.clip(np.asarray(x, dtype=float), lower, upper)\n"
+                                           "    return float(x.mean()\n"
+                                           "        + rng.laplace(0.0, 3 * (upper - lower) / (x.size * epsilon)))",
+            },
+            "scores": {"q3": 3},
+        },
+        {
+            "name": "constant",
+            "cells": {
+                # q3: always 5.0, the middle of [0, 10]: private (eps = 0) and useless: no points
+                "def mean_release_fixed(": "def mean_release_fixed(x, lower, upper, epsilon, rng):\n    return 5.0",
+            },
+            "scores": {"q3": 0},
+        },
+    ],
+    "selection": [
+        {"name": "unanswered", "cells": None, "scores": "zero"},
+        {
+            "name": "textbook-slips",
+            "cells": {
+                # q1: the smallest noisy score
+                "def noisy_max(": "def noisy_max(scores, epsilon, sensitivity, rng):\n    rng = as_generator(rng)\n"
+                                  "    q = np.asarray(scores, dtype=float)\n"
+                                  "    return int(np.argmin(q + rng.laplace(0.0, 2 * sensitivity / epsilon, q.size)))",
+                # q2: Delta/eps instead of 2 Delta/eps
+                "loss =": "loss = (1 / 0.5) * (math.log(100) + 3)",
+                # q3: the bug left in place
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    rng = as_generator(rng)\n"
+                                       "    q = np.asarray(scores, dtype=float)\n"
+                                       "    w = np.exp(epsilon * (q - q.max()) / sensitivity)\n"
+                                       "    return int(rng.choice(q.size, p=w / w.sum()))",
+            },
+            "scores": {"q1": 0, "q2": 0, "q3": 0},
+        },
+        {
+            "name": "half-fixes",
+            "cells": {
+                # q1: scale Delta/eps (the monotone scale, for general scores)
+                "def noisy_max(": "def noisy_max(scores, epsilon, sensitivity, rng):\n    rng = as_generator(rng)\n"
+                                  "    q = np.asarray(scores, dtype=float)\n"
+                                  "    return int(np.argmax(q + rng.laplace(0.0, sensitivity / epsilon, q.size)))",
+                # q3: a uniformly random candidate: private (eps = 0), average loss 7.7 x the exponential
+                # mechanism's: no points
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    return int(as_generator(rng).integers(len(scores)))",
+            },
+            "scores": {"q1": 0, "q3": 0},
+        },
+        {
+            "name": "over-noised",
+            "cells": {
+                # q3: private (eps/4) but its average loss on (0, 2, ..., 18) is 5.25, above 2 x 1.16
+                "def exp_mech_fixed(": "def exp_mech_fixed(scores, epsilon, sensitivity, rng):\n"
+                                       "    rng = as_generator(rng)\n"
+                                       "    q = np.asarray(scores, dtype=float)\n"
+                                       "    w = np.exp(epsilon * (q - q.max()) / (8 * sensitivity))\n"
+                                       "    return int(rng.choice(q.size, p=w / w.sum()))",
+            },
+            "scores": {"q3": 3},
+        },
+    ],
+}
