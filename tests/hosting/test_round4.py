@@ -209,3 +209,20 @@ def test_an_idle_open_page_is_told_then_frees_its_kernel_and_a_page_in_use_keeps
     assert freed_at - paused[0] >= IDLE_MARGIN - 2.5  # the margin, less the 2-s reads and the 1-s reap
     assert busy_alive
     assert "its open page sent no input" in log and "Traceback" not in log
+
+
+def test_a_page_loads_only_the_allowed_frontend_extensions(capped):
+    """Voila loads every JupyterLab extension installed in the environment into every page unless told otherwise;
+    the test extra's otter-grader brings ipylab and jupyterlab-jupytext, which no dashboard needs. voila.json's
+    extension_allowlist names the four a page uses: nothing else reaches a student's browser."""
+    import json
+
+    status, _, body = _get(capped.url, "/voila/render/binary_traffic.ipynb", "127.0.0.6")
+    assert status == 200
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                  body, re.S).group(1))
+    allowed = set(json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"]["extension_allowlist"])
+    loaded = {e["name"] for e in config.get("federated_extensions", [])}
+    assert loaded - {"@voila-dashboards/widgets-manager8"} <= allowed, loaded
+    assert "ipylab" not in loaded and "jupyterlab-jupytext" not in loaded
+    assert {"anywidget", "jupyterlab-plotly"} <= loaded, loaded  # what the pages need still loads
