@@ -297,7 +297,8 @@ JS_PRESENT_SCREEN = """() => {
 
 def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(poll_server):
     """Issue 38: the instructor's class view in presentation mode (``?poll=CODE&present=1``) at 1024×768 shows
-    the room's counts and the estimate plot (to its x axis) on the first screen, in projector-size text."""
+    the room's counts and the estimate plot (to its x axis) on the first screen, in projector-size text, with no
+    legend or note over its points."""
     import math
 
     from playwright.sync_api import sync_playwright
@@ -306,7 +307,7 @@ def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(
     from dpexplore.classroom.store import PollStore
     from dpexplore.hosting.instructor import COOKIE
 
-    from .harness import check_page
+    from .harness import JS_OVERLAPS, check_page
 
     W, H = 1024, 768
     srv = poll_server
@@ -323,6 +324,7 @@ def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(
         page.wait_for_function("() => !document.querySelector('.dpx-stale')", timeout=120_000, polling=200)
         page.wait_for_timeout(1500)  # the first plot's fit to the screen
         seen.update(page.evaluate(JS_PRESENT_SCREEN))
+        seen["covering"] = [b for b in page.evaluate(JS_OVERLAPS) if b["hits"] or b["past"]]
         seen["tally_text"] = page.locator(".dpx-poll-tally").first.inner_text()
         seen["pressed"] = page.locator(".dpx-present-toggle").first.evaluate(
             "e => e.classList.contains('mod-active') || e.getAttribute('aria-pressed') === 'true'")
@@ -341,6 +343,7 @@ def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(
     assert f"raw 'yes' reports: {sum(bits)}/{len(bits)}" in seen["tally_text"], seen["tally_text"]
     assert seen["pressed"], "the Present toggle is not on for ?present=1"
     assert not seen["guide"], "presentation mode still shows the notebook's text"
+    assert not seen["covering"], f"a legend or note covers plotted points (or runs past its figure): {seen['covering']}"
     assert seen["hscroll"] <= 1, f"the page scrolls sideways by {seen['hscroll']} px"
     assert seen["tickpx"] >= 16, f"plot text at {seen['tickpx']} px: too small for a projector"
     for what in ("tally", "plot", "xaxis"):
