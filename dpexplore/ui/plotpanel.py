@@ -209,7 +209,8 @@ async function clearMarksOnce(P, div) {
     const moved = [];
     for (const a of anns) {
       const i = Number(a.getAttribute("data-index")), ann = (lay.annotations || [])[i];
-      if (!ann || ann.showarrow || (ann.yref === "paper" && ann.y >= 1 && ann.yanchor === "bottom")) continue;
+      const full = (fl.annotations || [])[i];  // (plotly's default is an arrow: an arrow's label stays by its point)
+      if (!ann || !full || full.showarrow || (ann.yref === "paper" && ann.y >= 1 && ann.yanchor === "bottom")) continue;
       const b = rel(a.querySelector(".annotation-text-g") || a);
       if (hit(b)) moved.push([i, ann, b]);
     }

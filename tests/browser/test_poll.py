@@ -351,3 +351,46 @@ def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(
         assert b is not None and b["h"] > 0, f"{what}: not on the page"
         assert b["top"] >= -1 and b["bottom"] <= H + 1 and b["left"] >= -1 and b["right"] <= W + 1, (
             f"the {what} is not on the first {W}x{H} screen: {b}")
+
+
+def test_page_10_attacks_the_class_poll_answers(poll_server):
+    """Issue 40: the poll's instructor opens page 10 (Why DP) with ``?poll=CODE``: panel 3's secret column is the
+    class poll's stored answers, and the page and the panel say whose data it is; without the instructor cookie the
+    page says it cannot read them and runs on fair coins."""
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.credentials import make_cookie
+    from dpexplore.classroom.store import PollStore
+    from dpexplore.hosting.instructor import COOKIE
+
+    from .harness import check_page
+
+    srv = poll_server
+    store = PollStore(srv.poll_dir)
+    poll = store.create_poll("Have you ever copied someone's homework?", epsilon=1.0, creator="launcher")
+    for b in (1, 0, 1, 1, 0, 0, 0):
+        store.submit(poll.code, store.issue_token(poll.code), b)
+    url = f"{srv.url}/voila/render/10_why_dp_attacks.ipynb?poll={poll.code}&n=40&m=160"
+    notes: dict[str, str] = {}
+    js_notes = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .flatMap(g => ((g.layout || {}).annotations || []).map(a => a.dpxText || a.text || '')).join(' ')"""
+
+    def read_notes(who):
+        return lambda page, res: notes.__setitem__(who, " ".join(page.evaluate(js_notes).replace("<br>", " ").split()))
+
+    with sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            mine = check_page(browser, url, min_plots=4, pre_actions=read_notes("mine"),
+                              cookies=[{"name": COOKIE, "value": make_cookie(srv.token), "url": srv.url}],
+                              screenshot=str(SHOTS / "10_why_dp_attacks-class-poll.png"))
+            theirs = check_page(browser, url, min_plots=4, pre_actions=read_notes("theirs"))
+        finally:
+            browser.close()
+    assert not mine.failures and not theirs.failures, (mine.failures, theirs.failures, srv.log()[-3000:])
+    said = f"the 7 answers stored by the class poll {poll.code}"
+    assert f"Panel 3 attacks the class's own data: {said}" in mine.text, mine.text[:3000]
+    assert "roster of 40 fake students" in mine.text and "Panels 1, 2 and 4 use fair coins" in mine.text
+    assert "Secret bits: " + said in notes["mine"], notes["mine"]  # panel 3 says whose data it is
+    assert "URL parameter poll ignored: only the poll's instructor can read its answers" in theirs.text
+    assert said not in theirs.text and "Secret bits: fair coins" in notes["theirs"], notes["theirs"]
