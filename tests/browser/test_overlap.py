@@ -9,7 +9,8 @@ The boxes are the DOM rectangles of ``.legend`` and of each annotation's text bo
 subplot titles of ``make_subplots`` are annotations too and are checked the same way.
 
 One Voila server for the module (copy of tests/browser/test_dashboards.py's fixture); each page is opened in a
-fresh context at each size. The geometry is computed here independently of the kit's own placement code
+fresh context at each size, at its default settings. The geometry is computed by ``JS_OVERLAPS``
+(tests/browser/harness.py; the poll's Present view uses it too) independently of the kit's own placement code
 (dpexplore/ui/plotpanel.py), so the test checks the result, not the code.
 """
 
