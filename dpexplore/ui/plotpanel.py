@@ -154,10 +154,28 @@ function wrapText(text, width) {  // break each <br> line at spaces, at most `wi
     return out.join("<br>");
   }).join("<br>");
 }
-async function clearMarks(P, div) {
-  try { await clearMarksOnce(P, div); } catch (e) { console.warn("dpexplore: moving a legend or note failed", e); }
+async function clearMarks(P, div, fit) {
+  try { await clearMarksOnce(P, div, fit); } catch (e) { console.warn("dpexplore: moving a legend or note failed", e); }
 }
-async function clearMarksOnce(P, div) {
+// A legend moved below or a note moved above takes height from the plot area: the figure grows by what the plot
+// lost (a first panel fitted to the screen grows only as far as the screen allows), so axis titles keep their room.
+async function clearMarksOnce(P, div, fit) {
+  const fl0 = div._fullLayout;
+  if (!fl0 || !fl0._size) return;
+  const h0 = fl0._size.h;
+  await placeMarks(P, div);
+  const fl = div._fullLayout, lost = Math.round(h0 - fl._size.h);
+  if (lost > 2 && fl.height) {
+    div.__dpxExtra = (div.__dpxExtra || 0) + lost;
+    const want = (div.__dpxWant || fl.height) + div.__dpxExtra;
+    const h = fit ? fitHeight(div, want) : want;
+    if (h > fl.height + 1) {
+      await P.relayout(div, { height: h });
+      await clearLegend(P, div);
+    }
+  }
+}
+async function placeMarks(P, div) {
   const lay = div.layout || {};
   for (let round = 0; round < 6; round++) {
     const fl = div._fullLayout, svg = div.querySelector(".main-svg");
@@ -281,10 +299,12 @@ export default {
           try { fig = JSON.parse(text); } catch (e) { fallback("the figure is not valid JSON."); break; }
           if (div.querySelector(".dpx-plot-fallback")) div.textContent = "";
           const layout = fig.layout || {};
+          div.__dpxWant = layout.height || 0;  // what the figure asks for, before any fit or growth
+          div.__dpxExtra = 0;
           if (model.get("fit_screen") && layout.height) layout.height = fitHeight(div, layout.height);
           await Plotly.react(div, fig.data || [], layout, fig.config || {});
           await clearLegend(Plotly, div);
-          await clearMarks(Plotly, div);
+          await clearMarks(Plotly, div, model.get("fit_screen"));
         } while (again && alive);
       } catch (e) {
         fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
@@ -308,12 +328,12 @@ export default {
           if (!alive || !div.classList.contains("js-plotly-plot")) continue;
           let want = 0;
           try { want = (JSON.parse(model.get("figure")).layout || {}).height || 0; } catch (e) {}
-          const h = want ? fitHeight(div, want) : 0;
+          const h = want ? fitHeight(div, want + (div.__dpxExtra || 0)) : 0;
           const now = div._fullLayout ? div._fullLayout.height : h;
           if (h && Math.abs(h - now) > 4) {
             await Plotly.relayout(div, { height: h });
             await clearLegend(Plotly, div);
-            await clearMarks(Plotly, div);
+            await clearMarks(Plotly, div, model.get("fit_screen"));
           }
         }
       }
@@ -322,7 +342,7 @@ export default {
         observer = new ResizeObserver(() => {
           if (el.clientWidth !== w && div.classList.contains("js-plotly-plot")) {
             w = el.clientWidth;
-            Plotly.Plots.resize(div).then(() => clearMarks(Plotly, div));
+            Plotly.Plots.resize(div).then(() => clearMarks(Plotly, div, model.get("fit_screen")));
           }
         });
         observer.observe(el);
