@@ -109,13 +109,21 @@ function drawnPoints(div) {
   const fl = div._fullLayout, pts = [];
   for (const trc of div.calcdata || []) {
     const t = trc && trc[0] && trc[0].trace;
-    if (!t || t.visible !== true || !["scatter", "bar", "histogram"].includes(t.type)) continue;
+    if (!t || t.visible !== true || !["scatter", "bar", "histogram", "heatmap"].includes(t.type)) continue;
     const xa = fl[(t.xaxis || "x").replace(/^x/, "xaxis")], ya = fl[(t.yaxis || "y").replace(/^y/, "yaxis")];
     if (!xa || !ya) continue;
     const add = (x, y) => {
       if (isFinite(x) && isFinite(y) && x >= xa._offset - 0.5 && x <= xa._offset + xa._length + 0.5
           && y >= ya._offset - 0.5 && y <= ya._offset + ya._length + 0.5) pts.push([x, y]);
     };
+    if (t.type === "heatmap") {  // an image of cells: every 6 px of its extent is drawn data
+      const c = trc[0];
+      const ex = (a, ax) => (a && a.length ? [Math.min(...a), Math.max(...a)].map((v) => ax._offset + ax.c2p(v))
+                                           : [ax._offset, ax._offset + ax._length]);
+      const [x0, x1] = ex(c.x, xa).sort((u, v) => u - v), [y0, y1] = ex(c.y, ya).sort((u, v) => u - v);
+      for (let x = x0; x <= x1; x += 6) for (let y = y0; y <= y1; y += 6) add(x, y);
+      continue;
+    }
     if (t.type !== "scatter") {
       for (const d of trc) {
         const top = d.s1 !== undefined ? d.s1 : d.s;

@@ -108,12 +108,20 @@ JS_OVERLAPS = """() => {
     const pts = [];
     for (const trc of gd.calcdata) {
       const t = trc && trc[0] && trc[0].trace;
-      if (!t || t.visible !== true || !['scatter', 'bar', 'histogram'].includes(t.type)) continue;
+      if (!t || t.visible !== true || !['scatter', 'bar', 'histogram', 'heatmap'].includes(t.type)) continue;
       const xa = fl[(t.xaxis || 'x').replace(/^x/, 'xaxis')], ya = fl[(t.yaxis || 'y').replace(/^y/, 'yaxis')];
       if (!xa || !ya) continue;
       const inArea = (x, y) => x >= xa._offset - 0.5 && x <= xa._offset + xa._length + 0.5
           && y >= ya._offset - 0.5 && y <= ya._offset + ya._length + 0.5;
       const add = (x, y) => { if (isFinite(x) && isFinite(y) && inArea(x, y)) pts.push([s.left + x, s.top + y]); };
+      if (t.type === 'heatmap') {  // an image of cells: its whole extent (the cells' edges), every 5 px
+        const c = trc[0];
+        const ext = (a, ax) => (a && a.length ? [Math.min(...a), Math.max(...a)].map(v => ax._offset + ax.c2p(v))
+                                              : [ax._offset, ax._offset + ax._length]).sort((u, v) => u - v);
+        const [x0, x1] = ext(c.x, xa), [y0, y1] = ext(c.y, ya);
+        for (let x = x0; x <= x1; x += 5) for (let y = y0; y <= y1; y += 5) add(x, y);
+        continue;
+      }
       if (t.type !== 'scatter') {
         const h = t.orientation === 'h';
         for (const d of trc) {

@@ -3,8 +3,9 @@ annotation box (the panels' notes) covers a plotted point, and no note runs past
 
 "A plotted point" is read from what plotly drew (``gd.calcdata`` through the drawn axes' ``c2p``): every marker or
 line vertex of a visible scatter trace and the points along its line segments every 3 px (a legend over the middle
-of a straight theory line covers the line), and the top of every bar; shaded bands (``fill="toself"``, no line) are
-areas, not points. Only the part inside a subplot's area counts (a point clipped off the axes is not drawn).
+of a straight theory line covers the line), the top of every bar, and a heatmap's whole extent (every 5 px: an
+image of cells is data everywhere); shaded bands (``fill="toself"``, no line) are areas, not points. Only the part
+inside a subplot's area counts (a point clipped off the axes is not drawn).
 The boxes are the DOM rectangles of ``.legend`` and of each annotation's text box (``.annotation-text-g``); the
 subplot titles of ``make_subplots`` are annotations too and are checked the same way.
 

@@ -363,7 +363,7 @@ def test_page_10_attacks_the_class_poll_answers(poll_server):
     from dpexplore.classroom.store import PollStore
     from dpexplore.hosting.instructor import COOKIE
 
-    from .harness import check_page
+    from .harness import JS_OVERLAPS, check_page
 
     srv = poll_server
     store = PollStore(srv.poll_dir)
@@ -375,8 +375,13 @@ def test_page_10_attacks_the_class_poll_answers(poll_server):
     js_notes = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
         .flatMap(g => ((g.layout || {}).annotations || []).map(a => a.dpxText || a.text || '')).join(' ')"""
 
+    covering = []
+
     def read_notes(who):
-        return lambda page, res: notes.__setitem__(who, " ".join(page.evaluate(js_notes).replace("<br>", " ").split()))
+        def read(page, res):
+            notes[who] = " ".join(page.evaluate(js_notes).replace("<br>", " ").split())
+            covering.extend(b for b in page.evaluate(JS_OVERLAPS) if b["hits"] or b["past"])  # the longer note too
+        return read
 
     with sync_playwright() as p:
         browser = launch_browser(p)
@@ -394,3 +399,4 @@ def test_page_10_attacks_the_class_poll_answers(poll_server):
     assert "Secret bits: " + said in notes["mine"], notes["mine"]  # panel 3 says whose data it is
     assert "URL parameter poll ignored: only the poll's instructor can read its answers" in theirs.text
     assert said not in theirs.text and "Secret bits: fair coins" in notes["theirs"], notes["theirs"]
+    assert not covering, f"a legend or note covers plotted data: {covering}"
