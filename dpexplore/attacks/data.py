@@ -23,6 +23,7 @@ from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_array, check_cells, check_choice, check_int, check_real
 
 __all__ = [
+    "MAX_ANSWERS",
     "MAX_ATTRIBUTES",
     "MAX_CELLS",
     "MAX_PEOPLE",
@@ -30,6 +31,7 @@ __all__ = [
     "QUERY_FAMILIES",
     "check_bits",
     "check_queries",
+    "class_secret_bits",
     "population_frequencies",
     "sample_people",
     "secret_bits",
@@ -44,6 +46,8 @@ MAX_QUERIES = 20_000
 MAX_CELLS = 4_000_000
 #: the most attributes d of a membership-inference release
 MAX_ATTRIBUTES = 100_000
+#: the most answers :func:`class_secret_bits` takes (a class poll's stored answers)
+MAX_ANSWERS = 100_000
 #: the query families of :func:`subset_queries`
 QUERY_FAMILIES = ("random", "prefix", "hadamard")
 
@@ -59,6 +63,59 @@ def secret_bits(n: int, *, p: float = 0.5, rng: RNGLike = None) -> np.ndarray:
     n = check_int(n, "n", low=1, high=MAX_PEOPLE)
     p = check_real(p, "p", low=0.0, high=1.0)
     return (as_generator(rng).random(n) < p).astype(np.int64)
+
+
+def class_secret_bits(answers, n: int, *, rng: RNGLike = None) -> np.ndarray:
+    """A roster of n people whose secret bits are a class's answers (e.g. the class poll's stored answers).
+
+    With k answers, each answer is the bit of ⌊n/k⌋ people and n mod k answers (a random choice) of one
+    more; the roster is then shuffled. With k ≥ n that is n of the answers drawn without replacement. So the
+    roster's number of 1s is the class's scaled to n people, up to the n mod k extra draws (between
+    ⌊n/k⌋·ones and ⌊n/k⌋·ones + min(ones, n mod k)). A class poll stores randomized answers: these are the
+    bits as stored, not anyone's true answer.
+
+    Parameters
+    ----------
+    answers : sequence of 0/1 (or bool)
+        The class's answers, 1 ≤ k ≤ ``MAX_ANSWERS``.
+    n : int
+        People on the roster, 1 ≤ n ≤ ``MAX_PEOPLE``.
+    rng : Generator, int or None
+        Who gets which answer.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``answers`` is not a 1-d sequence of 0/1 values, is empty or longer than ``MAX_ANSWERS``; n out of
+        range.
+
+    Examples
+    --------
+    >>> bits = class_secret_bits([1, 0, 0, 1], 10, rng=0)
+    >>> bits.size, int(bits.sum()) in (4, 5, 6)
+    (10, True)
+    >>> int(class_secret_bits([1, 1, 1], 7, rng=0).sum())
+    7
+    >>> class_secret_bits([0, 2], 5)
+    Traceback (most recent call last):
+    ...
+    ValueError: answers must contain only 0/1 values; got 2.0
+    """
+    if np.ndim(answers) == 1 and np.size(answers) > MAX_ANSWERS:
+        raise ValueError(f"answers must have at most {MAX_ANSWERS} entries; got {np.size(answers)}")
+    a = check_array(answers, "answers", ndim=1, min_size=1, allow_bool=True, kind="a 1-d array of 0/1 values")
+    if np.any((a != 0) & (a != 1)):
+        raise ValueError(f"answers must contain only 0/1 values; got {float(a[(a != 0) & (a != 1)][0])!r}")
+    n = check_int(n, "n", low=1, high=MAX_PEOPLE)
+    g = as_generator(rng)
+    k = a.size
+    extra = g.choice(k, size=n % k, replace=False)
+    roster = np.concatenate([np.tile(a, n // k), a[extra]]).astype(np.int64)
+    return g.permutation(roster)
 
 
 def subset_queries(n: int, m: int, *, family: str = "random", rng: RNGLike = None) -> np.ndarray:

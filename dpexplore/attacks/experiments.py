@@ -24,7 +24,7 @@ from dpexplore.core.experiment import ExperimentResult, check_grid, check_series
 from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_bool, check_cells, check_choice, check_int, check_real
 
-from .data import MAX_ATTRIBUTES, MAX_CELLS, MAX_PEOPLE, MAX_QUERIES, secret_bits, subset_queries
+from .data import MAX_ATTRIBUTES, MAX_CELLS, MAX_PEOPLE, MAX_QUERIES, check_bits, secret_bits, subset_queries
 from .mechanisms import DP_NOISE, METHODS, NOISE_MODELS, answer_queries, reconstruct
 from .membership import MAX_REFERENCE, MAX_STUDIES, MEANS_NOISE, membership_scores, roc_at
 
@@ -145,9 +145,9 @@ def recovery_vs_noise(n: int, *, m: int, noise: str = "bounded", levels: Sequenc
                           n_jobs=n_jobs, value_range=(0.0, 1.0))
 
 
-def _picture_trial(rng, *, n, m, method, kw):
+def _picture_trial(rng, *, n, m, method, kw, secret=None):
     gs, gq, gn = rng.spawn(3)
-    x = secret_bits(n, rng=gs)
+    x = secret_bits(n, rng=gs) if secret is None else secret
     a = subset_queries(n, m, rng=gq)
     rel = answer_queries(x, a, rng=gn, **kw)
     guess = reconstruct(rel.answers, a, method=method)
@@ -156,23 +156,35 @@ def _picture_trial(rng, *, n, m, method, kw):
 
 def reconstruction_picture(n: int, *, m: int, noise: str = "bounded", bound: float | None = None,
                            epsilon: float | None = None, delta: float = 1e-5, per_query: bool = False,
-                           method: str = "lp", rng: RNGLike = None) -> ExperimentResult:
+                           method: str = "lp", secret=None, rng: RNGLike = None) -> ExperimentResult:
     """Panel "the secret vs the reconstruction": one attack; series ``secret``, ``guess`` (the rounded bits)
     and ``relaxed`` (the LP's fractional solution) over the people (grid 0 … n − 1).
+
+    ``secret``: the n secret bits to attack (e.g. :func:`~dpexplore.attacks.data.class_secret_bits` of a
+    class's answers); default: n fair coins drawn from ``rng``. The queries and the noise come from ``rng``
+    either way.
 
     Examples
     --------
     >>> r = reconstruction_picture(30, m=120, noise="none", rng=0)
     >>> bool(np.all(r.values[0, :, 0] == r.values[1, :, 0]))
     True
+    >>> r = reconstruction_picture(4, m=40, noise="none", secret=(1, 1, 0, 1), rng=0)
+    >>> r.values[0, :, 0].tolist(), r.parameters["secret"]
+    ([1.0, 1.0, 0.0, 1.0], '1101')
     """
     n = check_int(n, "n", low=1, high=MAX_PEOPLE)
     m = check_int(m, "m", low=1, high=MAX_QUERIES)
     check_cells(MAX_CELLS, m=m, n=n)
     meth = check_choice(method, "method", METHODS)
     kw = _noise_kwargs(noise, bound, epsilon, delta, per_query)
-    params = dict(n=n, m=m, method=meth, **kw)
-    trial = functools.partial(_picture_trial, n=n, m=m, method=meth, kw=kw)
+    if secret is not None:
+        secret = check_bits(secret, "secret")
+        if secret.size != n:
+            raise ValueError(f"secret must have n = {n} bits (one per person); got {secret.size}")
+    # the given bits themselves are a parameter: the result (and its cache key) is a pure function of them
+    params = dict(n=n, m=m, method=meth, secret="fair coins" if secret is None else "".join(map(str, secret)), **kw)
+    trial = functools.partial(_picture_trial, n=n, m=m, method=meth, kw=kw, secret=secret)
     return run_experiment(reconstruction_picture, params, trial, axis="person", grid=list(range(n)),
                           series=["secret", "guess", "relaxed"], trials=1, rng=rng, per="trial")
 

@@ -9,9 +9,13 @@ variant gives each count the whole ε).
 
 from __future__ import annotations
 
+import html
 import math
+import os
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,6 +23,7 @@ import plotly.graph_objects as go
 from dpexplore.attacks import experiments as X
 from dpexplore.attacks import theory as T
 from dpexplore.attacks.audit import audit_counts
+from dpexplore.attacks.data import class_secret_bits
 from dpexplore.attacks.membership import MAX_STUDIES
 from dpexplore.core.risk import dp_tradeoff
 
@@ -27,7 +32,8 @@ from .audit import AuditReport
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
-__all__ = ["AttacksDashboard", "membership_figure", "picture_figure", "recovery_figure"]
+__all__ = ["AttacksDashboard", "ClassAnswers", "membership_figure", "picture_figure", "read_class_answers",
+           "recovery_figure"]
 
 #: trials per grid point of the two recovery panels (fresh secret, queries and noise each)
 TRIALS = 3
@@ -117,6 +123,55 @@ def recovery_figure(res, p: Mapping[str, Any], *, against: str) -> go.Figure:
     return fig
 
 
+class ClassAnswers:
+    """A class poll's stored answers, as the page uses them: the join code, the question, ε, and the answers
+    as a list of 0/1 (the stored, randomized bits: ``yes`` ones and ``responses − yes`` zeros; the store
+    gives counts only, never a student's row)."""
+
+    def __init__(self, code: str, question: str, epsilon: float, responses: int, yes: int):
+        self.code, self.question, self.epsilon = code, question, float(epsilon)
+        self.responses, self.yes = int(responses), int(yes)
+
+    @property
+    def answers(self) -> list[int]:
+        return [1] * self.yes + [0] * (self.responses - self.yes)
+
+    def says(self, n: int) -> str:
+        """Whose data it is, in words (HTML-escaped)."""
+        q = html.escape(self.question[:120])
+        return (f"the {self.responses} answers stored by the class poll {html.escape(self.code)} (“{q}”, "
+                f"{self.yes} yes), as stored: randomized with ε = {self.epsilon:.3g}, not anyone's true answer, "
+                f"dealt to a roster of {n} fake students")
+
+
+def read_class_answers(code: object, environ: Mapping[str, str] | None = None, *, store=None) -> ClassAnswers:
+    """The class poll ``code``'s stored answers, read as its creator reads its class view (the page's instructor
+    identity, e.g. the instructor link's cookie); raises ``PollError`` (a ``ValueError``) saying why not.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpexplore.classroom.store import PollStore
+    >>> store = PollStore(tempfile.mkdtemp())
+    >>> poll = store.create_poll("Ever cheated?", epsilon=1.0)
+    >>> for bit in (1, 0, 1):
+    ...     store.submit(poll.code, store.issue_token(poll.code), bit)
+    >>> read_class_answers(poll.code.lower(), {}, store=store).answers
+    [1, 1, 0]
+    """
+    from dpexplore.classroom.credentials import instructor_identity
+    from dpexplore.classroom.store import PollError, PollStore, check_join_code
+
+    code = check_join_code(code.upper() if isinstance(code, str) else code)
+    who, why = instructor_identity(os.environ if environ is None else environ)
+    if who is None:
+        raise PollError(f"only the poll's instructor can read its answers: {why}")
+    t = (store if store is not None else PollStore()).tally(code, creator=who)
+    if t.responses == 0:
+        raise PollError(f"the class poll {code} has no answers yet")
+    return ClassAnswers(code, t.info.question, t.info.epsilon, t.responses, t.yes)
+
+
 def picture_figure(res, p: Mapping[str, Any]) -> go.Figure:
     """The secret bits, the attacker's guess and where they differ, as rows of cells."""
     secret = res.values[0, :, 0].astype(int)
@@ -131,9 +186,10 @@ def picture_figure(res, p: Mapping[str, Any]) -> go.Figure:
                              showscale=False, xgap=1, ygap=3,
                              hovertemplate="person %{x}: row %{y}, value %{z}<extra></extra>"))
     fig.update_yaxes(tickvals=[0, 1, 2], ticktext=rows, range=[-0.6, 2.6], showgrid=False)
+    whose = p.get("secret_source") or "fair coins"
     F.add_note(fig, f"{n - int(wrong.sum())} of {n} secret bits recovered ({1 - wrong.mean():.0%}) from m = "
-                    f"{p['m']} noisy counts (one attack, seed {p['seed']}); blue: bit 1, orange: wrong guess",
-               y=1.25)
+                    f"{p['m']} noisy counts (one attack, seed {p['seed']}); blue: bit 1, orange: wrong guess. "
+                    f"Secret bits: {whose}.", y=1.25)
     fig.update_layout(margin={"l": 120, "r": 20, "t": 60, "b": 40})
     return fig
 
@@ -176,7 +232,8 @@ class AttacksDashboard(Dashboard):
     intro = ("n people each have a secret bit (say, a diagnosis). We publish m counts: <i>how many people in this "
              "group have it?</i>, each with a little noise. An attacker who solves a linear program gets almost every "
              "bit back — unless the noise is about √n per count or more, which is what DP at a total ε demands. "
-             "The secret bits here are generated (fair coins), not the class's poll answers.")
+             "The secret bits here are generated (fair coins); opened with <code>?poll=CODE</code> by the poll's "
+             "instructor, panel 3 attacks the class poll's stored answers instead (the page says so).")
     paper = ("Dinur &amp; Nissim (2003), <i>Revealing information while preserving privacy</i>; Homer et al. (2008), "
              "<i>Resolving individuals contributing trace amounts of DNA</i>; Dwork, Smith, Steinke, Ullman &amp; "
              "Vadhan (2015), <i>Robust traceability from trace amounts</i>; Dwork &amp; Roth (2014) §8.1; "
@@ -237,8 +294,13 @@ class AttacksDashboard(Dashboard):
                                   rng=seed, **kw)
             return recovery_figure(res, p, against="noise")
         if panel == "picture":
-            res = self.experiment("picture", "", X.reconstruction_picture, n=n, m=p["m"], rng=seed, **kw)
-            return picture_figure(res, p)
+            if self._class is None:
+                res = self.experiment("picture", "", X.reconstruction_picture, n=n, m=p["m"], rng=seed, **kw)
+                return picture_figure(res, p)
+            secret = tuple(class_secret_bits(self._class.answers, n, rng=seed).tolist())
+            res = self.experiment("picture", "", X.reconstruction_picture, n=n, m=p["m"], secret=secret, rng=seed,
+                                  **kw)
+            return picture_figure(res, dict(p, secret_source=self._class.says(n)))
         if panel == "membership":
             common = dict(studies=STUDIES, reference=REFERENCE, trials=ROC_TRIALS, rng=seed)
             plain = self.experiment("membership", "no noise", X.membership_roc, n=n, d=D_ATTRIBUTES, noise="none",
@@ -250,12 +312,42 @@ class AttacksDashboard(Dashboard):
             return membership_figure({"none": plain, "noisy": noisy}, p)
         raise ValueError(f"unknown panel {panel!r}")
 
+    #: the class poll's answers behind panel 3 (``?poll=CODE``), or None: fair coins
+    _class: ClassAnswers | None = None
+
+    def _parse_query(self, qs: str):
+        """The URL's ``poll=CODE`` (panel 3 attacks the class poll's stored answers), then the kit's parameters."""
+        rest, code = [], None
+        for key, text in parse_qsl(qs, keep_blank_values=True):
+            if key == "poll":
+                code = text
+            else:
+                rest.append((key, text))
+        values, options, notes = super()._parse_query(urlencode(rest))
+        if code is not None:
+            try:
+                self._class = read_class_answers(code)
+                notes.append("Panel 3 attacks the class's own data: " + self._class.says(int(
+                    values.get("n", self._controls["n"].default))) + ". Panels 1, 2 and 4 use fair coins.")
+            except (ValueError, OSError, RuntimeError, sqlite3.Error) as exc:  # said in the page; fair coins then
+                self._class = None
+                notes.append(f"URL parameter poll ignored: {html.escape(str(exc))}. The secret bits are generated "
+                             "(fair coins).")
+        return values, options, notes
+
     def reproduce(self, p: Mapping[str, Any]) -> str:
         kw = noise_kwargs(dict(p, m=self._clamp_m(p)))
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
+        if self._class is not None:
+            c = self._class
+            secret = (f"answers = [1] * {c.yes} + [0] * {c.responses - c.yes}  # class poll {c.code}, as stored\n"
+                      f"x = class_secret_bits(answers, {p['n']}, rng={p['seed']})  # panel 3's roster\n")
+        else:
+            secret = f"x = secret_bits({p['n']}, rng={p['seed']})\n"
         return ("# one attack by hand\n"
                 "from dpexplore.attacks import secret_bits, subset_queries, answer_queries, reconstruct\n"
-                f"x = secret_bits({p['n']}, rng={p['seed']})\n"
+                + ("from dpexplore.attacks.data import class_secret_bits\n" if self._class is not None else "")
+                + secret +
                 f"A = subset_queries({p['n']}, {self._clamp_m(p)}, rng={p['seed'] + 1})\n"
                 f"release = answer_queries(x, A, {args}, rng={p['seed'] + 2})\n"
                 "guess = reconstruct(release.answers, A, method='lp')\n"

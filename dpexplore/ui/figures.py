@@ -213,14 +213,29 @@ def is_headline(trace) -> bool:
     return isinstance(trace.meta, dict) and bool(trace.meta.get("dpx_headline"))
 
 
+#: an HTML tag in plot text (a bare ``<`` as in "k < 4" is text, not a tag)
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+
+
+def _tag_depth(text: str) -> int:
+    """How many HTML tags are open at the end of ``text`` (never break a line inside ``<sup>…</sup>``)."""
+    return sum(-1 if t.startswith("</") else 0 if t.endswith("/>") else 1 for t in _TAG.findall(text))
+
+
 def _wrap(text: str, width: int = 95) -> str:
     """Break each ``<br>``-separated line of ``text`` at spaces so no line is longer than ``width`` characters
-    (plotly does not wrap annotations: a long note ran off the plot's right edge)."""
+    (plotly does not wrap annotations: a long note ran off the plot's right edge). A bare ``<`` is text.
+
+    Examples
+    --------
+    >>> _wrap("grows like √k for k < 4.75, like k beyond; e<sup>ε − 1</sup> and more", width=30)
+    'grows like √k for k < 4.75,<br>like k beyond; e<sup>ε − 1</sup> and more'
+    """
     out = []
     for line in text.split("<br>"):
         words, cur = line.split(" "), ""
         for w in words:
-            if cur and len(re.sub(r"<[^>]*>", "", cur + " " + w)) > width and cur.count("<") == cur.count(">"):
+            if cur and len(_TAG.sub("", cur + " " + w)) > width and _tag_depth(cur) <= 0:
                 out.append(cur)
                 cur = w
             else:

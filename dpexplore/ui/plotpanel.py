@@ -33,7 +33,7 @@ __all__ = ["PlotPanel", "PLOTLY_WAIT_MS", "figure_json"]
 #: how long (ms) a panel waits for the page's ``window.Plotly`` before it shows its fallback text
 PLOTLY_WAIT_MS = 20000
 
-_ESM = """
+_ESM = r"""
 const WAIT_MS = @WAIT@;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const usable = (P) => !!P && typeof P.react === "function" && !!P.Plots;
@@ -101,6 +101,171 @@ async function clearLegendOnce(P, div) {
     await P.relayout(div, { "legend.y": fl.legend.y - (8 - gap) / Math.max(fl._size.h, 40) });
   }
 }
+// Legends and notes never cover plotted points (issue 38). What counts as a point: every marker and line vertex of
+// a visible scatter trace, the line between them every 3 px, the top of every bar (shaded bands are areas).
+// A legend over points moves to the first free corner of the plot, else below the plot; a note over points moves
+// above the plot (stacked, the title kept at the top); a note wider than its figure is wrapped to fit.
+function drawnPoints(div) {
+  const fl = div._fullLayout, pts = [];
+  for (const trc of div.calcdata || []) {
+    const t = trc && trc[0] && trc[0].trace;
+    if (!t || t.visible !== true || !["scatter", "bar", "histogram", "heatmap"].includes(t.type)) continue;
+    const xa = fl[(t.xaxis || "x").replace(/^x/, "xaxis")], ya = fl[(t.yaxis || "y").replace(/^y/, "yaxis")];
+    if (!xa || !ya) continue;
+    const add = (x, y) => {
+      if (isFinite(x) && isFinite(y) && x >= xa._offset - 0.5 && x <= xa._offset + xa._length + 0.5
+          && y >= ya._offset - 0.5 && y <= ya._offset + ya._length + 0.5) pts.push([x, y]);
+    };
+    if (t.type === "heatmap") {  // an image of cells: every 6 px of its extent is drawn data
+      const c = trc[0];
+      const ex = (a, ax) => (a && a.length ? [Math.min(...a), Math.max(...a)].map((v) => ax._offset + ax.c2p(v))
+                                           : [ax._offset, ax._offset + ax._length]);
+      const [x0, x1] = ex(c.x, xa).sort((u, v) => u - v), [y0, y1] = ex(c.y, ya).sort((u, v) => u - v);
+      for (let x = x0; x <= x1; x += 6) for (let y = y0; y <= y1; y += 6) add(x, y);
+      continue;
+    }
+    if (t.type !== "scatter") {
+      for (const d of trc) {
+        const top = d.s1 !== undefined ? d.s1 : d.s;
+        if (t.orientation === "h") add(xa._offset + xa.c2p(top), ya._offset + ya.c2p(d.p));
+        else add(xa._offset + xa.c2p(d.p), ya._offset + ya.c2p(top));
+      }
+      continue;
+    }
+    const mode = t.mode || "", lines = mode.includes("lines") && t.line && t.line.width > 0;
+    if (!lines && !mode.includes("markers") && !mode.includes("text")) continue;
+    let prev = null;
+    for (const d of trc) {
+      const x = xa._offset + xa.c2p(d.x), y = ya._offset + ya.c2p(d.y);
+      if (!isFinite(x) || !isFinite(y)) { prev = null; continue; }
+      add(x, y);
+      if (lines && prev) {
+        const n = Math.min(2000, Math.floor(Math.hypot(x - prev[0], y - prev[1]) / 3));
+        for (let i = 1; i < n; i++) add(prev[0] + (x - prev[0]) * i / n, prev[1] + (y - prev[1]) * i / n);
+      }
+      prev = [x, y];
+    }
+  }
+  return pts;
+}
+const TAG = /<\/?[A-Za-z][^<>]*>/g;  // an HTML tag (a bare "<" as in "k < 4" is text)
+const plain = (s) => s.replace(TAG, "");
+const depth = (s) => (s.match(TAG) || []).reduce((d, t) => d + (t[1] === "/" ? -1 : t.endsWith("/>") ? 0 : 1), 0);
+function wrapText(text, width) {  // break each <br> line at spaces, at most `width` visible characters a line
+  return text.split(/<br\s*\/?>/i).map((line) => {
+    const out = []; let cur = "";
+    for (const w of line.split(" ")) {
+      if (cur && plain(cur + " " + w).length > width && depth(cur) <= 0) { out.push(cur); cur = w; }
+      else cur = cur ? cur + " " + w : w;
+    }
+    out.push(cur);
+    return out.join("<br>");
+  }).join("<br>");
+}
+async function clearMarks(P, div, fit) {
+  try { await clearMarksOnce(P, div, fit); } catch (e) { console.warn("dpexplore: moving a legend or note failed", e); }
+}
+// A legend moved below or a note moved above takes height from the plot area: the figure grows by what the plot
+// lost (a first panel fitted to the screen grows only as far as the screen allows), so axis titles keep their room.
+async function clearMarksOnce(P, div, fit) {
+  const fl0 = div._fullLayout;
+  if (!fl0 || !fl0._size) return;
+  const h0 = fl0._size.h;
+  await placeMarks(P, div);
+  const fl = div._fullLayout, lost = Math.round(h0 - fl._size.h);
+  if (lost > 2 && fl.height) {
+    div.__dpxExtra = (div.__dpxExtra || 0) + lost;
+    const want = (div.__dpxWant || fl.height) + div.__dpxExtra;
+    const h = fit ? fitHeight(div, want) : want;
+    if (h > fl.height + 1) {
+      await P.relayout(div, { height: h });
+      await clearLegend(P, div);
+    }
+  }
+}
+async function placeMarks(P, div) {
+  const lay = div.layout || {};
+  for (let round = 0; round < 6; round++) {
+    const fl = div._fullLayout, svg = div.querySelector(".main-svg");
+    if (!fl || !fl._size || !svg) return;
+    const s = svg.getBoundingClientRect();
+    const rel = (el) => { const r = el.getBoundingClientRect();
+      return { l: r.left - s.left, t: r.top - s.top, r: r.right - s.left, b: r.bottom - s.top,
+               w: r.width, h: r.height }; };
+    const pts = drawnPoints(div);
+    const hit = (b) => pts.some(([x, y]) => x >= b.l - 2 && x <= b.r + 2 && y >= b.t - 2 && y <= b.b + 2);
+    const upd = {};
+    // 1. notes wider than the figure: wrapped to its width
+    const anns = Array.from(div.querySelectorAll(".annotation"));
+    for (const a of anns) {
+      const i = Number(a.getAttribute("data-index")), ann = (lay.annotations || [])[i];
+      const b = rel(a.querySelector(".annotation-text-g") || a);
+      if (!ann || !ann.text || !b.w || (b.l >= -1 && b.r <= s.width + 1)) continue;
+      const room = Math.max(120, s.width - Math.max(4, b.l) - 8);
+      const longest = Math.max(...ann.text.split(/<br\s*\/?>/i).map((x) => plain(x).length));
+      const orig = ann.dpxText || ann.text;  // wrapped again from the author's lines, not from an earlier wrap
+      upd[`annotations[${i}].text`] = wrapText(orig, Math.max(20, Math.floor(longest * room / b.w) - 2));
+      upd[`annotations[${i}].dpxText`] = orig;
+      if (b.l < -1) { upd[`annotations[${i}].xanchor`] = "left"; upd[`annotations[${i}].x`] = 0;
+                      upd[`annotations[${i}].xref`] = "paper"; }
+    }
+    if (Object.keys(upd).length) { await P.relayout(div, upd); continue; }
+    // 2. a legend over points: the first free corner of the plot area, else below the plot
+    const lg = div.querySelector(".legend");
+    const others = anns.map((a) => rel(a.querySelector(".annotation-text-g") || a));
+    const meets = (a, b) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+    if (lg && hit(rel(lg)) && pts.length) {
+      const b = rel(lg), z = fl._size, pad = 6;
+      const spots = [[z.l + z.w - b.w - pad, z.t + pad], [z.l + pad, z.t + pad],
+                     [z.l + z.w - b.w - pad, z.t + z.h - b.h - pad], [z.l + pad, z.t + z.h - b.h - pad]];
+      const free = spots.map(([l, t]) => ({ l, t, r: l + b.w, b: t + b.h }))
+        .find((c) => c.l >= z.l && c.t >= z.t && !hit(c) && !others.some((o) => meets(o, c)));
+      if (free && b.w < z.w * 0.6 && b.h < z.h * 0.6) {
+        Object.assign(upd, { "legend.x": (free.l - z.l) / z.w, "legend.xanchor": "left",
+                             "legend.y": 1 - (free.t - z.t) / z.h, "legend.yanchor": "top" });
+      } else {
+        Object.assign(upd, { "legend.orientation": "h", "legend.x": 0, "legend.xanchor": "left",
+                             "legend.y": -0.2, "legend.yanchor": "top" });
+      }
+      await P.relayout(div, upd);
+      await clearLegend(P, div);
+      continue;
+    }
+    // 3. notes over points: above the plot area, stacked upwards, the title on top
+    const moved = [];
+    for (const a of anns) {
+      const i = Number(a.getAttribute("data-index")), ann = (lay.annotations || [])[i];
+      const full = (fl.annotations || [])[i];  // (plotly's default is an arrow: an arrow's label stays by its point)
+      if (!ann || !full || full.showarrow || (ann.yref === "paper" && ann.y >= 1 && ann.yanchor === "bottom")) continue;
+      const b = rel(a.querySelector(".annotation-text-g") || a);
+      if (hit(b)) moved.push([i, ann, b]);
+    }
+    if (!moved.length) return;
+    let stack = 0;
+    for (const a of anns) {  // notes moved up before (an earlier round) stay where they are
+      const ann = (lay.annotations || [])[Number(a.getAttribute("data-index"))];
+      if (ann && ann.yref === "paper" && ann.y >= 1 && ann.yanchor === "bottom" && ann.dpxMoved)
+        stack = Math.max(stack, (ann.yshift || 0) + rel(a.querySelector(".annotation-text-g") || a).h + 2);
+    }
+    for (const [i, ann, b] of moved) {
+      Object.assign(upd, { [`annotations[${i}].yref`]: "paper", [`annotations[${i}].y`]: 1,
+                           [`annotations[${i}].yanchor`]: "bottom", [`annotations[${i}].yshift`]: stack + 2,
+                           [`annotations[${i}].dpxMoved`]: true });
+      if (ann.xref === "paper" || !ann.xref) Object.assign(upd, { [`annotations[${i}].x`]: 0,
+                                                                  [`annotations[${i}].xanchor`]: "left",
+                                                                  [`annotations[${i}].align`]: "left" });
+      stack += b.h + 2;
+    }
+    const title = div.querySelector(".gtitle");
+    const th = title ? title.getBoundingClientRect().height : 0;
+    const top = (th ? th + 12 : 6) + stack + 4;
+    const t0 = (lay.margin && lay.margin.t) || 0;
+    if (top > t0) upd["margin.t"] = top;
+    if (th) Object.assign(upd, { "title.yref": "container", "title.y": 1, "title.yanchor": "top",
+                                 "title.pad.t": 8 });
+    await P.relayout(div, upd);
+  }
+}
 function attached(el) {  // plotly sizes a plot from its container: draw once it is in the page
   return new Promise((resolve) => {
     const t0 = performance.now();
@@ -142,9 +307,12 @@ export default {
           try { fig = JSON.parse(text); } catch (e) { fallback("the figure is not valid JSON."); break; }
           if (div.querySelector(".dpx-plot-fallback")) div.textContent = "";
           const layout = fig.layout || {};
+          div.__dpxWant = layout.height || 0;  // what the figure asks for, before any fit or growth
+          div.__dpxExtra = 0;
           if (model.get("fit_screen") && layout.height) layout.height = fitHeight(div, layout.height);
           await Plotly.react(div, fig.data || [], layout, fig.config || {});
           await clearLegend(Plotly, div);
+          await clearMarks(Plotly, div, model.get("fit_screen"));
         } while (again && alive);
       } catch (e) {
         fallback("plotly.js failed (" + String(e).slice(0, 200) + ").");
@@ -168,9 +336,13 @@ export default {
           if (!alive || !div.classList.contains("js-plotly-plot")) continue;
           let want = 0;
           try { want = (JSON.parse(model.get("figure")).layout || {}).height || 0; } catch (e) {}
-          const h = want ? fitHeight(div, want) : 0;
+          const h = want ? fitHeight(div, want + (div.__dpxExtra || 0)) : 0;
           const now = div._fullLayout ? div._fullLayout.height : h;
-          if (h && Math.abs(h - now) > 4) { await Plotly.relayout(div, { height: h }); await clearLegend(Plotly, div); }
+          if (h && Math.abs(h - now) > 4) {
+            await Plotly.relayout(div, { height: h });
+            await clearLegend(Plotly, div);
+            await clearMarks(Plotly, div, model.get("fit_screen"));
+          }
         }
       }
       if (Plotly && window.ResizeObserver) {
@@ -178,7 +350,7 @@ export default {
         observer = new ResizeObserver(() => {
           if (el.clientWidth !== w && div.classList.contains("js-plotly-plot")) {
             w = el.clientWidth;
-            Plotly.Plots.resize(div);
+            Plotly.Plots.resize(div).then(() => clearMarks(Plotly, div, model.get("fit_screen")));
           }
         });
         observer.observe(el);

@@ -70,7 +70,7 @@ from .dashboard import (
     wait_for_request,
 )
 from .figures import base_figure, color_for, message_figure
-from .pagehtml import header_html
+from .pagehtml import PRESENT_CSS, header_html
 
 __all__ = ["ClassPoll", "on_binder", "MAX_QUERY_CHARS", "EPSILON_CHOICES"]
 
@@ -148,6 +148,8 @@ class ClassPoll(Dashboard):
               caption="Simulated classes of the same size whose true fraction is known: about 95 of 100 "
                       "intervals should contain it."),
     ]
+    #: presentation mode keeps the reveal of the simulation (ε is in the form; truth and seed are the instructor's)
+    present_controls = ("reveal",)
     #: seconds between two database reads of the class view (bounded to [0.2, 10])
     poll_interval: ClassVar[float] = 1.0
     #: simulated classes in the reveal panel
@@ -304,6 +306,7 @@ class ClassPoll(Dashboard):
         self.close_button.on_click(lambda _: self._act(self.close_poll))
         self._links = widgets.HTML()
         self._copy = pages.copy_widget("")
+        self._copy.add_class("dpx-poll-copywrap")
         self._tally_html = widgets.HTML("<div class='dpx-poll-tally'>No poll yet.</div>")
         self._form = widgets.VBox([
             widgets.HTML(f"<b>New poll</b> (instructor: {html.escape(self.instructor or '')}). Question (at most "
@@ -322,6 +325,17 @@ class ClassPoll(Dashboard):
         self._instructor_box = widgets.VBox([self._form, self._live],
                                             layout=widgets.Layout(border="1px solid #ddd", padding="6px",
                                                                   margin="4px 0"))
+
+    def set_presentation(self, on: bool, *, redraw: bool = True) -> None:
+        """The kit's presentation mode, plus the class view's own
+        (:data:`~dpexplore.ui.poll_pages.POLL_PRESENT_CSS`): the counts and the estimate plot on one projector
+        screen."""
+        super().set_presentation(on, redraw=redraw)
+        if self.presenting:
+            self._present_css.value = PRESENT_CSS + pages.POLL_PRESENT_CSS
+        toggle = getattr(self, "present_toggle", None)
+        if toggle is not None and toggle.value != self.presenting:
+            toggle.value = self.presenting
 
     def _chosen_epsilon(self) -> float:
         typed = self.epsilon_typed.value

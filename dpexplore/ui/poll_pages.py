@@ -16,11 +16,21 @@ from ..classroom.links import StudentLink, qr_svg, student_link
 from ..classroom.store import PollInfo, Tally
 from .dashboard import _ERROR_STYLE, _NOTE_STYLE, PRNG_FOOTER
 
-__all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "on_binder", "box", "copy_widget", "epsilon_text", "pct", "links_html",
+__all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "POLL_PRESENT_CSS", "on_binder", "box", "copy_widget", "epsilon_text",
+           "pct", "links_html",
            "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html", "round_joined_html",
            "prediction_sent_html", "poll_link", "rule_html",
            "ALREADY_ANSWERED_HTML", "HUB_NOT_INSTRUCTOR"]
 
+#: the class view in presentation mode (with the kit's PRESENT_CSS): what the room needs on one 1024×768 screen
+#: — question, join code, QR, link, ε, the counts and the estimate plot; the instructor's own lines (how to
+#: project, the way back, the copy button, the one-answer rule, the status line) are hidden, the QR is smaller
+POLL_PRESENT_CSS = (
+    "<style>.dpx-poll-howto,.dpx-poll-wayback,.dpx-poll-rule,.dpx-poll-copywrap,.dpx-dashboard .dpx-status"
+    "{display:none !important}"
+    ".dpx-poll-qr svg{width:150px !important;height:150px !important}"
+    ".dpx-poll-short-link{font-size:0.85em}.dpx-poll-tally{margin:0.2em 0 !important}</style>"
+)
 HIDE_GUIDE_CSS = (  # the guide is the instructor's; a student's phone (390 px wide) gets no horizontal scrolling
     "<style>.jp-MarkdownCell{display:none !important}"
     ".dpx-poll-student{max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}"
@@ -148,19 +158,19 @@ def links_html(code: str, tally: Tally, environ: Mapping[str, str]) -> str:
                    "network address.</div>" if link.loopback_only else "")
     return (
         f"{qr}<div style='font-size:1.1em'><b>Question:</b> {html.escape(info.question)}</div>"
-        "<div style='margin:0.4em 0'><b>Project this box:</b> the join code, the QR code and the link. "
-        "Students scan the code or open this page and type the join code; nothing here is secret.</div>"
+        "<div class='dpx-poll-howto' style='margin:0.4em 0'><b>Project this box:</b> the join code, the QR code and "
+        "the link. Students scan the code or open this page and type the join code; nothing here is secret.</div>"
         f"<div>Join code <span class='dpx-poll-code' style='font-size:2.4em;font-family:monospace;"
         f"letter-spacing:0.15em;font-weight:bold'>{code}</span></div>{address}"
         f"<div>ε = {epsilon_text(info.epsilon)} · {closes} · deleted at "
         f"{time.strftime('%H:%M', time.localtime(info.expires_at))} · students' page: "
         f"<a class='dpx-poll-join-link' href='{html.escape(link.relative)}' target='_blank' "
         f"style='color:#0072B2;text-decoration:underline'>{html.escape(link.relative)}</a></div>"
-        f"<div style='color:#555;font-size:0.9em;clear:both'>Your own way back to this class view: "
+        f"<div class='dpx-poll-wayback' style='color:#555;font-size:0.9em'>Your own way back to this class view: "
         + (f"<code>?poll={code}</code> in your own hub server (you created it with your hub account).</div>"
            if under_hub(environ) else
            f"<code>?poll={code}</code> in this browser (it holds the instructor cookie). Do not project the "
-           "instructor link the launcher printed.</div>"))
+           "instructor link the launcher printed.</div>") + "<div style='clear:both'></div>")
 
 
 def tally_html(t: Tally, environ: Mapping[str, str] | None = None) -> str:

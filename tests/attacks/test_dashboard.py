@@ -119,3 +119,37 @@ def test_hostile_url_values_are_clamped_or_reported():
     p = b.params()
     assert p["n"] == 100 and p["noise"] == "bounded" and 10 <= p["m"] <= 2000
     assert not b.errors
+
+
+def test_the_page_attacks_the_class_poll_answers_and_says_whose(tmp_path, monkeypatch):
+    """?poll=CODE (issue 40): panel 3's secret column is the class poll's stored answers, dealt to the roster; the
+    page says whose data it is; panels 1, 2 and 4 keep fair coins; a bad or unknown code is said and ignored."""
+    from dpexplore.attacks.data import class_secret_bits
+    from dpexplore.classroom.store import PollStore
+
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(tmp_path))
+    store = PollStore(tmp_path)
+    poll = store.create_poll("Have you ever copied homework?", epsilon=1.0)  # creator "local": this process
+    bits = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
+    for b in bits:
+        store.submit(poll.code, store.issue_token(poll.code), b)
+    board = _board(f"poll={poll.code}&n=40&m=160")
+    assert not board.errors, board.errors
+    said = board._message_box.value
+    assert f"class poll {poll.code}" in said and "10 answers" in said and "4 yes" in said, said
+    assert "not anyone's true answer" in said and "Panels 1, 2 and 4 use fair coins" in said
+    want = class_secret_bits([1] * 4 + [0] * 6, 40, rng=0)
+    drawn = board.results["picture"][""]
+    assert drawn.values[0, :, 0].astype(int).tolist() == want.tolist()
+    note = " ".join(a.text for a in board.figures["picture"].layout.annotations)
+    assert f"class poll {poll.code}" in note and "roster of 40 fake students" in note
+    assert "class_secret_bits" in board.reproduce(board.params())
+    plain = _board("n=40&m=160")  # the same settings without the poll: fair coins, said so
+    assert "fair coins" in " ".join(a.text for a in plain.figures["picture"].layout.annotations)
+    for bad, why in (("ZZZZZZ", "poll ZZZZZZ was not created by this instructor"),
+                     ("%3Cb%3E", "join code must be 6 characters from A-Z and 2-9 (no I, O, 0, 1); got "
+                                 "&#x27;&lt;B&gt;")):
+        other = _board(f"poll={bad}&n=40&m=160")
+        text = other._message_box.value
+        assert f"URL parameter poll ignored: {why}" in text and "fair coins" in text, text
+        assert "<B>" not in text and other._class is None and not other.errors

@@ -204,3 +204,48 @@ def test_experiments_shapes_and_reproducibility():
 def test_bad_inputs_get_clear_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# -- the class's own data (issue 40): a roster of n fake students whose bits are a class's answers -------------
+@pytest.mark.parametrize("k, n", [(3, 7), (4, 10), (12, 100), (250, 100), (100, 100), (1, 5)])
+def test_class_secret_bits_deal_every_answer_evenly(k, n):
+    for seed in range(10):
+        answers = (np.random.default_rng(1000 + seed).random(k) < 0.4).astype(int)
+        ones = int(answers.sum())
+        bits = D.class_secret_bits(answers.tolist(), n, rng=seed)
+        assert bits.shape == (n,) and bits.dtype == np.int64 and set(np.unique(bits)) <= {0, 1}
+        q, r = divmod(n, k)
+        # each answer ⌊n/k⌋ times, n mod k of them once more: the count of 1s is the class's scaled to n
+        assert q * ones + max(0, r - (k - ones)) <= bits.sum() <= q * ones + min(ones, r)
+    assert not np.array_equal(D.class_secret_bits([0, 1] * 50, 100, rng=0), D.class_secret_bits([0, 1] * 50, 100,
+                                                                                                  rng=1))
+    assert np.array_equal(D.class_secret_bits([1, 0, 1], 9, rng=3), D.class_secret_bits([1, 0, 1], 9, rng=3))
+
+
+def test_class_secret_bits_refuses_bad_answers():
+    with pytest.raises(ValueError, match="answers must contain only 0/1 values; got 2.0"):
+        D.class_secret_bits([0, 1, 2], 5)
+    with pytest.raises(ValueError, match="answers"):
+        D.class_secret_bits([], 5)
+    with pytest.raises(ValueError, match=f"at most {D.MAX_ANSWERS}"):
+        D.class_secret_bits(np.zeros(D.MAX_ANSWERS + 1, dtype=int), 5)
+    with pytest.raises(TypeError, match="answers"):
+        D.class_secret_bits(["yes", "no"], 5)
+    with pytest.raises(ValueError, match="answers"):
+        D.class_secret_bits([[0, 1]], 5)
+    with pytest.raises(ValueError, match="n must be"):
+        D.class_secret_bits([0, 1], D.MAX_PEOPLE + 1)
+
+
+def test_the_picture_attacks_the_given_secret():
+    secret = tuple(D.class_secret_bits([1, 0, 0, 1, 1], 40, rng=0).tolist())
+    r = X.reconstruction_picture(40, m=160, noise="none", secret=secret, rng=0)
+    assert r.values[0, :, 0].astype(int).tolist() == list(secret)
+    assert r.values[1, :, 0].astype(int).tolist() == list(secret)  # exact counts: every bit recovered
+    assert r.parameters["secret"] == "".join(map(str, secret))
+    coins = X.reconstruction_picture(40, m=160, noise="none", rng=0)
+    assert coins.parameters["secret"] == "fair coins"
+    with pytest.raises(ValueError, match="secret must have n = 40 bits"):
+        X.reconstruction_picture(40, m=160, noise="none", secret=(0, 1), rng=0)
+    with pytest.raises(ValueError, match="secret must contain only 0/1"):
+        X.reconstruction_picture(3, m=10, noise="none", secret=(0, 1, 3), rng=0)

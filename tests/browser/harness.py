@@ -94,6 +94,84 @@ JS_ERRORS = """() => {
   return errors;
 }"""
 
+#: for every drawn plotly figure: its boxes (legend, annotations), how many plotted points each contains and whether a
+#: note runs past the figure (issue 38; what counts as a point: tests/browser/test_overlap.py's docstring)
+JS_OVERLAPS = """() => {
+  const out = [];
+  const inside = (p, b) => p[0] >= b.left && p[0] <= b.right && p[1] >= b.top && p[1] <= b.bottom;
+  document.querySelectorAll('.js-plotly-plot').forEach((gd, k) => {
+    const fl = gd._fullLayout, svg = gd.querySelector('.main-svg');
+    if (!fl || !svg || !gd.calcdata) return;
+    const s = svg.getBoundingClientRect();
+    if (s.width < 2 || s.height < 2) return;  // not shown (a closed section)
+    const title = ((fl.title && fl.title.text) || ('figure ' + k)).replace(/<[^>]*>/g, '').slice(0, 60);
+    const pts = [];
+    for (const trc of gd.calcdata) {
+      const t = trc && trc[0] && trc[0].trace;
+      if (!t || t.visible !== true || !['scatter', 'bar', 'histogram', 'heatmap'].includes(t.type)) continue;
+      const xa = fl[(t.xaxis || 'x').replace(/^x/, 'xaxis')], ya = fl[(t.yaxis || 'y').replace(/^y/, 'yaxis')];
+      if (!xa || !ya) continue;
+      const inArea = (x, y) => x >= xa._offset - 0.5 && x <= xa._offset + xa._length + 0.5
+          && y >= ya._offset - 0.5 && y <= ya._offset + ya._length + 0.5;
+      const add = (x, y) => { if (isFinite(x) && isFinite(y) && inArea(x, y)) pts.push([s.left + x, s.top + y]); };
+      if (t.type === 'heatmap') {  // an image of cells: its whole extent (the cells' edges), every 5 px
+        const c = trc[0];
+        const ext = (a, ax) => (a && a.length ? [Math.min(...a), Math.max(...a)].map(v => ax._offset + ax.c2p(v))
+                                              : [ax._offset, ax._offset + ax._length]).sort((u, v) => u - v);
+        const [x0, x1] = ext(c.x, xa), [y0, y1] = ext(c.y, ya);
+        for (let x = x0; x <= x1; x += 5) for (let y = y0; y <= y1; y += 5) add(x, y);
+        continue;
+      }
+      if (t.type !== 'scatter') {
+        const h = t.orientation === 'h';
+        for (const d of trc) {
+          const top = d.s1 !== undefined ? d.s1 : d.s;
+          if (h) add(xa._offset + xa.c2p(top), ya._offset + ya.c2p(d.p));
+          else add(xa._offset + xa.c2p(d.p), ya._offset + ya.c2p(top));
+        }
+        continue;
+      }
+      const mode = t.mode || '';
+      const lineW = t.line ? t.line.width : 0;
+      const lines = mode.includes('lines') && lineW > 0;
+      const marks = mode.includes('markers') || mode.includes('text');
+      if (!lines && !marks) continue;
+      let prev = null;
+      for (const d of trc) {
+        const x = xa._offset + xa.c2p(d.x), y = ya._offset + ya.c2p(d.y);
+        if (!isFinite(x) || !isFinite(y)) { prev = null; continue; }
+        add(x, y);
+        if (lines && prev) {
+          const n = Math.min(2000, Math.floor(Math.hypot(x - prev[0], y - prev[1]) / 3));
+          for (let i = 1; i < n; i++) add(prev[0] + (x - prev[0]) * i / n, prev[1] + (y - prev[1]) * i / n);
+        }
+        prev = [x, y];
+      }
+    }
+    const boxes = [];
+    const lg = gd.querySelector('.legend');
+    if (lg) boxes.push(['legend', lg]);
+    gd.querySelectorAll('.annotation').forEach((a) => {
+      const tg = a.querySelector('.annotation-text-g') || a;
+      boxes.push(['note "' + (a.textContent || '').slice(0, 50) + '"', tg]);
+    });
+    for (const [what, el] of boxes) {
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      const b = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+      const hits = pts.filter((p) => inside(p, b));
+      const past = what !== 'legend' && (r.left < s.left - 1 || r.right > s.right + 1 || r.top < s.top - 1
+                                         || r.bottom > s.bottom + 1);
+      out.push({figure: title, what, hits: hits.length, first: hits[0] || null, past,
+                box: [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)],
+                svg: [Math.round(s.left), Math.round(s.top), Math.round(s.right), Math.round(s.bottom)],
+                points: pts.length});
+    }
+    if (!pts.length) out.push({figure: title, what: '(no points)', hits: 0, past: false, points: 0});
+  });
+  return out;
+}"""
+
 SLIDER = ".widget-slider .noUi-handle, .widget-hslider .noUi-handle"
 
 

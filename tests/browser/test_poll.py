@@ -334,3 +334,126 @@ def test_preheated_kernels_get_the_instructor_grant_and_the_client_address(tmp_p
         assert con.execute("SELECT count(*) FROM tokens WHERE code = ?", (code,)).fetchone() == (1,)
     finally:
         con.close()
+
+
+#: where the poll's class view puts what the projector must show: the counts (the tally box) and the estimate plot
+#: (the first panel, "The class so far", with its x axis), in the viewport's coordinates at scroll 0
+JS_PRESENT_SCREEN = """() => {
+  const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, h: r.height}; };
+  const plot = document.querySelector('.js-plotly-plot');
+  return {tally: box(document.querySelector('.dpx-poll-tally')), plot: box(plot),
+          xaxis: box(plot && plot.querySelector('.xaxislayer-above')),
+          title: plot && plot._fullLayout && plot._fullLayout.title ? plot._fullLayout.title.text : '',
+          tickpx: plot ? Math.min(...Array.from(plot.querySelectorAll('.xtick text, .ytick text'))
+                                   .map(t => parseFloat(getComputedStyle(t).fontSize))) : 0,
+          guide: Array.from(document.querySelectorAll('.jp-MarkdownCell')).some(m => m.offsetParent !== null),
+          hscroll: document.documentElement.scrollWidth - window.innerWidth};
+}"""
+
+
+def test_present_view_shows_the_estimate_and_the_counts_on_one_projector_screen(poll_server):
+    """Issue 38: the instructor's class view in presentation mode (``?poll=CODE&present=1``) at 1024×768 shows
+    the room's counts and the estimate plot (to its x axis) on the first screen, in projector-size text, with no
+    legend or note over its points."""
+    import math
+
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.credentials import make_cookie
+    from dpexplore.classroom.store import PollStore
+    from dpexplore.hosting.instructor import COOKIE
+
+    from .harness import JS_OVERLAPS, check_page
+
+    W, H = 1024, 768
+    srv = poll_server
+    store = PollStore(srv.poll_dir)
+    poll = store.create_poll("Have you ever copied someone's homework?", epsilon=math.log(3), creator="launcher")
+    bits = [1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1]  # twelve students' randomized bits, straight into the store
+    for b in bits:
+        store.submit(poll.code, store.issue_token(poll.code), b)
+    seen = {}
+
+    def look(page, res):
+        page.wait_for_function(f"() => /Responses: {len(bits)}\\b/.test(document.body.innerText)", timeout=60_000,
+                               polling=200)
+        page.wait_for_function("() => !document.querySelector('.dpx-stale')", timeout=120_000, polling=200)
+        page.wait_for_timeout(1500)  # the first plot's fit to the screen
+        seen.update(page.evaluate(JS_PRESENT_SCREEN))
+        seen["covering"] = [b for b in page.evaluate(JS_OVERLAPS) if b["hits"] or b["past"]]
+        seen["tally_text"] = page.locator(".dpx-poll-tally").first.inner_text()
+        seen["pressed"] = page.locator(".dpx-present-toggle").first.evaluate(
+            "e => e.classList.contains('mod-active') || e.getAttribute('aria-pressed') === 'true'")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "06_class_poll-present-1024x768.png"))
+
+    with sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            res = check_page(browser, f"{srv.url}/voila/render/{PAGE}?poll={poll.code}&present=1", min_plots=1,
+                             viewport=(W, H), pre_actions=look,
+                             cookies=[{"name": COOKIE, "value": make_cookie(srv.token), "url": srv.url}])
+        finally:
+            browser.close()
+    assert not res.failures, (res.failures, srv.log()[-3000:])
+    assert f"raw 'yes' reports: {sum(bits)}/{len(bits)}" in seen["tally_text"], seen["tally_text"]
+    assert seen["pressed"], "the Present toggle is not on for ?present=1"
+    assert not seen["guide"], "presentation mode still shows the notebook's text"
+    assert not seen["covering"], f"a legend or note covers plotted points (or runs past its figure): {seen['covering']}"
+    assert seen["hscroll"] <= 1, f"the page scrolls sideways by {seen['hscroll']} px"
+    assert seen["tickpx"] >= 16, f"plot text at {seen['tickpx']} px: too small for a projector"
+    for what in ("tally", "plot", "xaxis"):
+        b = seen[what]
+        assert b is not None and b["h"] > 0, f"{what}: not on the page"
+        assert b["top"] >= -1 and b["bottom"] <= H + 1 and b["left"] >= -1 and b["right"] <= W + 1, (
+            f"the {what} is not on the first {W}x{H} screen: {b}")
+
+
+def test_page_10_attacks_the_class_poll_answers(poll_server):
+    """Issue 40: the poll's instructor opens page 10 (Why DP) with ``?poll=CODE``: panel 3's secret column is the
+    class poll's stored answers, and the page and the panel say whose data it is; without the instructor cookie the
+    page says it cannot read them and runs on fair coins."""
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.credentials import make_cookie
+    from dpexplore.classroom.store import PollStore
+    from dpexplore.hosting.instructor import COOKIE
+
+    from .harness import JS_OVERLAPS, check_page
+
+    srv = poll_server
+    store = PollStore(srv.poll_dir)
+    poll = store.create_poll("Have you ever copied someone's homework?", epsilon=1.0, creator="launcher")
+    for b in (1, 0, 1, 1, 0, 0, 0):
+        store.submit(poll.code, store.issue_token(poll.code), b)
+    url = f"{srv.url}/voila/render/10_why_dp_attacks.ipynb?poll={poll.code}&n=40&m=160"
+    notes: dict[str, str] = {}
+    js_notes = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .flatMap(g => ((g.layout || {}).annotations || []).map(a => a.dpxText || a.text || '')).join(' ')"""
+
+    covering = []
+
+    def read_notes(who):
+        def read(page, res):
+            notes[who] = " ".join(page.evaluate(js_notes).replace("<br>", " ").split())
+            covering.extend(b for b in page.evaluate(JS_OVERLAPS) if b["hits"] or b["past"])  # the longer note too
+        return read
+
+    with sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            mine = check_page(browser, url, min_plots=4, pre_actions=read_notes("mine"),
+                              cookies=[{"name": COOKIE, "value": make_cookie(srv.token), "url": srv.url}],
+                              screenshot=str(SHOTS / "10_why_dp_attacks-class-poll.png"))
+            theirs = check_page(browser, url, min_plots=4, pre_actions=read_notes("theirs"))
+        finally:
+            browser.close()
+    assert not mine.failures and not theirs.failures, (mine.failures, theirs.failures, srv.log()[-3000:])
+    said = f"the 7 answers stored by the class poll {poll.code}"
+    assert f"Panel 3 attacks the class's own data: {said}" in mine.text, mine.text[:3000]
+    assert "roster of 40 fake students" in mine.text and "Panels 1, 2 and 4 use fair coins" in mine.text
+    assert "Secret bits: " + said in notes["mine"], notes["mine"]  # panel 3 says whose data it is
+    assert "URL parameter poll ignored: only the poll's instructor can read its answers" in theirs.text
+    assert said not in theirs.text and "Secret bits: fair coins" in notes["theirs"], notes["theirs"]
+    assert not covering, f"a legend or note covers plotted data: {covering}"

@@ -251,7 +251,9 @@ def test_plot_panel_ships_no_plotly_js_and_renders_statically():
     from dpexplore.ui.plotpanel import PlotPanel
 
     esm = PlotPanel()._esm
-    assert len(esm.encode()) < 8000  # plotly.js is ~4.8 MB; the widget uses the page's copy
+    # plotly.js is ~4.8 MB; the widget uses the page's copy (its own code: the redraw, the fit to the screen and the
+    # legend/note placement of issue 38, ~15 kB)
+    assert len(esm.encode()) < 20_000
     assert "Plotly.react" in esm and "dpx-plot-fallback" in esm  # redraw in place, or say why not
     p = PlotPanel()
     fig = F.message_figure("t", "hello")
