@@ -95,7 +95,12 @@ JS_ERRORS = """() => {
 }"""
 
 #: for every drawn plotly figure: its boxes (legend, annotations), how many plotted points each contains and whether a
-#: note runs past the figure (issue 38; what counts as a point: tests/browser/test_overlap.py's docstring)
+#: note runs past the figure (issue 38; checked in tests/browser/test_dashboards.py's first-screen test).
+#: "A plotted point" is read from what plotly drew (``gd.calcdata`` through the drawn axes' ``c2p``): every marker or
+#: line vertex of a visible scatter trace and points along its segments every 3 px, the top of every bar, and a
+#: heatmap's whole extent (every 5 px); shaded bands (``fill="toself"``, no line) are areas, not points; only what
+#: lies inside a subplot's area counts. The boxes are the DOM rectangles of ``.legend`` and of each annotation's
+#: text box (subplot titles included). Computed independently of the kit's placement code (ui/plotpanel.py).
 JS_OVERLAPS = """() => {
   const out = [];
   const inside = (p, b) => p[0] >= b.left && p[0] <= b.right && p[1] >= b.top && p[1] <= b.bottom;
