@@ -1,4 +1,4 @@
-"""The page's data: a generated k-ary sample (answers to a k-choice question), or the class's own answers.
+"""The page's data: a generated k-ary sample (answers to a k-choice question).
 
 The generated sample: n people answer a question with k choices; choice j is picked with probability ∝
 1/(j + 1)^s (a Zipf law, s = 1.1 by default: a few popular answers and a long tail, the shape of
@@ -6,8 +6,9 @@ most-visited-page, favourite-emoji or most-used-word data that RAPPOR and Apple'
 It is generated here (no download), from a fixed seed, so every page load and every test sees the same
 answers.
 
-:func:`class_answers` is the hook for a class poll's k-choice question: it returns None until the poll has
-such a question (the page then uses the generated sample).
+The class's own data comes from the class poll's k-choice question (only its randomized reports are stored):
+page 14 reads them in the ui layer (``dpexplore.ui.local.read_class_reports``), because ``dpexplore.local``
+does not import the classroom.
 
 Examples
 --------
@@ -24,7 +25,7 @@ from dpexplore.core.validation import check_int, check_real
 
 from .mechanisms import MAX_K, MAX_N
 
-__all__ = ["DATA_SEED", "MAX_ZIPF_S", "class_answers", "true_counts", "zipf_answers", "zipf_probabilities"]
+__all__ = ["DATA_SEED", "MAX_ZIPF_S", "true_counts", "zipf_answers", "zipf_probabilities"]
 
 #: the fixed seed of the generated sample
 DATA_SEED = 20_170_816
@@ -75,14 +76,3 @@ def true_counts(values, k: int) -> np.ndarray:
 
     k = check_int(k, "k", low=2, high=MAX_K)
     return np.bincount(_values(values, k), minlength=k)
-
-
-def class_answers(code: str | None = None):
-    """The class poll's answers to a k-choice question, as (values, k) — None until the poll has one.
-
-    Examples
-    --------
-    >>> class_answers("ABC123") is None
-    True
-    """
-    return None

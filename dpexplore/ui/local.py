@@ -8,9 +8,13 @@ oracle and of a broken OUE.
 
 from __future__ import annotations
 
+import html
 import math
+import os
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,7 +33,8 @@ from .basics import pair_audit_report
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
-__all__ = ["DELTA", "LocalDashboard", "audit_figure", "estimates_figure", "models_figure", "oracles_figure"]
+__all__ = ["DELTA", "LocalDashboard", "audit_figure", "class_figure", "estimates_figure", "models_figure",
+           "oracles_figure", "read_class_reports"]
 
 TRIALS = 60
 MODEL_TRIALS = 60
@@ -94,6 +99,56 @@ def estimates_figure(p: Mapping[str, Any]) -> go.Figure:
                              marker={"symbol": "star", "size": 13, "color": "#000"}))
     F.add_note(fig, f"Error bars: ± 2 exact standard deviations. The estimates are unbiased, so some come out "
                     f"negative. Heavy hitters: {found} of the true top {len(hh)} found.")
+    return fig
+
+
+def read_class_reports(code: object, environ: Mapping[str, str] | None = None, *, store=None):
+    """A k-choice class poll's stored reports (:class:`dpexplore.classroom.kary.KaryReports`), read as its creator
+    reads its class view (the page's instructor identity); raises ``PollError`` (a ``ValueError``) saying why not.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpexplore.classroom.store import PollStore
+    >>> store = PollStore(tempfile.mkdtemp())
+    >>> poll = store.create_kary_poll("Favourite?", ["a", "b", "c"], oracle="krr", epsilon=1.0)
+    >>> for r in (0, 2, 2):
+    ...     store.submit_report(poll.code, store.issue_token(poll.code), r)
+    >>> read_class_reports(poll.code.lower(), {}, store=store).n
+    3
+    """
+    from dpexplore.classroom.credentials import instructor_identity
+    from dpexplore.classroom.store import PollError, PollStore, check_join_code
+
+    code = check_join_code(code.upper() if isinstance(code, str) else code)
+    who, why = instructor_identity(os.environ if environ is None else environ)
+    if who is None:
+        raise PollError(f"only the poll's instructor can read its reports: {why}")
+    reports = (store if store is not None else PollStore()).kary_reports(code, creator=who)
+    if reports.n == 0:
+        raise PollError(f"the class poll {code} has no answers yet")
+    return reports
+
+
+def class_figure(reports, code: str) -> go.Figure:
+    """What the server learns from the class's own stored reports: each choice's estimated share ± 2 standard
+    errors (the exact variance of Wang et al. at the estimate clipped to [0, n], as the poll's class view)."""
+    r = reports.as_local_result()
+    est = estimate(r)
+    n, k = reports.n, reports.k
+    c_hat = np.clip(est.counts, 0.0, n)
+    sd = np.sqrt(count_variance(reports.oracle, n=n, k=k, epsilon=reports.epsilon, count=c_hat)) / n
+    labels = [lab if len(lab) <= 18 else lab[:17] + "…" for lab in reports.labels]
+    fig = F.base_figure("", "answer", "share of the class", height=340)
+    fig.update_layout(legend=LEGEND_INSIDE, margin={"l": 60, "r": 20, "t": 20, "b": 45})
+    fig.add_trace(go.Scatter(x=labels, y=est.frequencies, mode="markers",
+                             name=f"the class's {ORACLE_NAMES[reports.oracle]} estimate ± 2 sd",
+                             marker={"color": ORACLE_COLORS[reports.oracle], "size": 10},
+                             error_y={"type": "data", "array": 2 * sd}))
+    F.mark_headline(fig.data[-1])
+    F.add_note(fig, f"Poll {html.escape(code)}: {n} stored reports, k = {k}, ε = {reports.epsilon:.3g} per report. "
+                    "The true answers were never stored: only these randomized reports. Error bars: ± 2 standard "
+                    "deviations (exact variance at the clipped estimate).")
     return fig
 
 
@@ -197,6 +252,8 @@ class LocalDashboard(Dashboard):
                                   rng=p["seed"], **data)
             return oracles_figure(res, p)
         if panel == "estimates":
+            if self._class is not None:
+                return class_figure(self._class, self._class_code)
             return estimates_figure(p)
         if panel == "models":
             res = self.experiment("models", "", X.model_mse_vs_epsilon, delta=DELTA, epsilons=list(X.EPSILONS),
@@ -212,6 +269,32 @@ class LocalDashboard(Dashboard):
             audits = self.memo(("audit", p["k"], p["epsilon"], p["seed"]), run)
             return audit_figure(audits, p)
         raise ValueError(f"unknown panel {panel!r}")
+
+    #: the k-choice class poll's stored reports behind panel 2 (``?poll=CODE``), or None: the generated answers
+    _class = None
+    _class_code = ""
+
+    def _parse_query(self, qs: str):
+        """The URL's ``poll=CODE`` (panel 2 shows the class's own stored reports), then the kit's parameters."""
+        rest, code = [], None
+        for key, text in parse_qsl(qs, keep_blank_values=True):
+            if key == "poll":
+                code = text
+            else:
+                rest.append((key, text))
+        values, options, notes = super()._parse_query(urlencode(rest))
+        if code is not None:
+            try:
+                self._class = read_class_reports(code)
+                self._class_code = code.upper()
+                notes.append(f"Panel 2 shows the class's own data: the {self._class.n} reports stored by the k-choice "
+                             f"poll {html.escape(self._class_code)} ({ORACLE_NAMES[self._class.oracle]}, "
+                             f"ε = {self._class.epsilon:.3g}); its sliders do not change it. The other panels use the "
+                             "generated answers.")
+            except (ValueError, OSError, RuntimeError, sqlite3.Error) as exc:  # said in the page
+                self._class = None
+                notes.append(f"URL parameter poll ignored: {html.escape(str(exc))}. The answers are generated.")
+        return values, options, notes
 
     def reproduce(self, p: Mapping[str, Any]) -> str:
         return ("from dpexplore.local import estimate, randomize, top_k\n"

@@ -173,3 +173,36 @@ def test_the_lesson_sequence_answers():
     for local in ("local k-RR", "local OUE"):
         assert 100 <= expected_mse(local, counts=c, epsilon=0.2) / central < 1000
     assert expected_mse("shuffled k-RR", counts=c, epsilon=0.2) / central < 10
+
+
+def test_the_class_polls_own_reports_with_poll_code(tmp_path, monkeypatch):
+    """Issue 44 item 2: ``?poll=CODE`` (the poll's instructor) shows the k-choice poll's stored reports in panel 2:
+    the estimate is the one dpexplore.local computes from exactly those reports; anyone else, a yes/no poll or an
+    unknown code gets a message and the generated answers."""
+    from dpexplore.classroom.store import PollStore
+    from dpexplore.local.mechanisms import estimate
+
+    monkeypatch.setenv("DPEXPLORE_POLL_DIR", str(tmp_path))
+    store = PollStore(str(tmp_path))
+    poll = store.create_kary_poll("Favourite season?", ["winter", "spring", "summer", "autumn"], oracle="krr",
+                                  epsilon=1.0)
+    reports = [0, 2, 2, 3, 1, 2, 2, 0, 3, 2]
+    for r in reports:
+        store.submit_report(poll.code, store.issue_token(poll.code), r)
+    board = _board(f"poll={poll.code.lower()}")
+    assert board._class is not None and board._class.n == len(reports)
+    assert "the 10 reports stored by the k-choice poll" in board._message_box.value
+    fig = board.figures["estimates"]
+    (trace,) = [t for t in fig.data if "estimate" in (t.name or "")]
+    expected = estimate(store.kary_reports(poll.code, creator="local").as_local_result()).frequencies
+    np.testing.assert_allclose(np.asarray(trace.y, dtype=float), expected, rtol=0, atol=1e-12)
+    assert list(trace.x) == ["winter", "spring", "summer", "autumn"]
+
+    yes_no = store.create_poll("Ever cheated?", epsilon=1.0)
+    for code, why in ((yes_no.code, "not a k-choice poll"), ("ZZZZ99", "")):
+        other = _board(f"poll={code}")
+        assert other._class is None and "URL parameter poll ignored" in other._message_box.value
+        assert why in other._message_box.value
+    monkeypatch.setenv("SERVER_SOFTWARE", "voila/0.5")  # a student's Voila page: no instructor link, no grant
+    stranger = _board(f"poll={poll.code}")
+    assert stranger._class is None and "URL parameter poll ignored" in stranger._message_box.value
