@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import html
 import math
-import os
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,6 +26,7 @@ from dpexplore.core.risk import dp_tradeoff
 
 from . import figures as F
 from .audit import AuditReport
+from .class_data import load_class_data, read_as_instructor, split_poll_param
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
@@ -159,17 +157,15 @@ def read_class_answers(code: object, environ: Mapping[str, str] | None = None, *
     >>> read_class_answers(poll.code.lower(), {}, store=store).answers
     [1, 1, 0]
     """
-    from dpexplore.classroom.credentials import instructor_identity
-    from dpexplore.classroom.store import PollError, PollStore, check_join_code
+    def read(st, code: str, who: str) -> ClassAnswers:
+        from dpexplore.classroom.store import PollError
 
-    code = check_join_code(code.upper() if isinstance(code, str) else code)
-    who, why = instructor_identity(os.environ if environ is None else environ)
-    if who is None:
-        raise PollError(f"only the poll's instructor can read its answers: {why}")
-    t = (store if store is not None else PollStore()).tally(code, creator=who)
-    if t.responses == 0:
-        raise PollError(f"the class poll {code} has no answers yet")
-    return ClassAnswers(code, t.info.question, t.info.epsilon, t.responses, t.yes)
+        t = st.tally(code, creator=who)
+        if t.responses == 0:
+            raise PollError(f"the class poll {code} has no answers yet")
+        return ClassAnswers(code, t.info.question, t.info.epsilon, t.responses, t.yes)
+
+    return read_as_instructor(code, read, environ, store=store)
 
 
 def picture_figure(res, p: Mapping[str, Any]) -> go.Figure:
@@ -317,22 +313,15 @@ class AttacksDashboard(Dashboard):
 
     def _parse_query(self, qs: str):
         """The URL's ``poll=CODE`` (panel 3 attacks the class poll's stored answers), then the kit's parameters."""
-        rest, code = [], None
-        for key, text in parse_qsl(qs, keep_blank_values=True):
-            if key == "poll":
-                code = text
-            else:
-                rest.append((key, text))
-        values, options, notes = super()._parse_query(urlencode(rest))
+        rest, code = split_poll_param(qs)
+        values, options, notes = super()._parse_query(rest)
         if code is not None:
-            try:
-                self._class = read_class_answers(code)
+            self._class, why = load_class_data(code, read_class_answers)
+            if self._class is not None:
                 notes.append("Panel 3 attacks the class's own data: " + self._class.says(int(
                     values.get("n", self._controls["n"].default))) + ". Panels 1, 2 and 4 use fair coins.")
-            except (ValueError, OSError, RuntimeError, sqlite3.Error) as exc:  # said in the page; fair coins then
-                self._class = None
-                notes.append(f"URL parameter poll ignored: {html.escape(str(exc))}. The secret bits are generated "
-                             "(fair coins).")
+            else:
+                notes.append(f"URL parameter poll ignored: {why}. The secret bits are generated (fair coins).")
         return values, options, notes
 
     def reproduce(self, p: Mapping[str, Any]) -> str:

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import html
 import math
-import os
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import plotly.graph_objects as go
@@ -30,6 +27,7 @@ from dpexplore.local.theory import count_variance
 from . import figures as F
 from .audit import AuditReport
 from .basics import pair_audit_report
+from .class_data import load_class_data, read_as_instructor, split_poll_param
 from .controls import Control
 from .dashboard import Dashboard, Panel
 
@@ -117,17 +115,15 @@ def read_class_reports(code: object, environ: Mapping[str, str] | None = None, *
     >>> read_class_reports(poll.code.lower(), {}, store=store).n
     3
     """
-    from dpexplore.classroom.credentials import instructor_identity
-    from dpexplore.classroom.store import PollError, PollStore, check_join_code
+    def read(st, code: str, who: str):
+        from dpexplore.classroom.store import PollError
 
-    code = check_join_code(code.upper() if isinstance(code, str) else code)
-    who, why = instructor_identity(os.environ if environ is None else environ)
-    if who is None:
-        raise PollError(f"only the poll's instructor can read its reports: {why}")
-    reports = (store if store is not None else PollStore()).kary_reports(code, creator=who)
-    if reports.n == 0:
-        raise PollError(f"the class poll {code} has no answers yet")
-    return reports
+        reports = st.kary_reports(code, creator=who)
+        if reports.n == 0:
+            raise PollError(f"the class poll {code} has no answers yet")
+        return reports
+
+    return read_as_instructor(code, read, environ, store=store)
 
 
 def class_figure(reports, code: str) -> go.Figure:
@@ -276,24 +272,18 @@ class LocalDashboard(Dashboard):
 
     def _parse_query(self, qs: str):
         """The URL's ``poll=CODE`` (panel 2 shows the class's own stored reports), then the kit's parameters."""
-        rest, code = [], None
-        for key, text in parse_qsl(qs, keep_blank_values=True):
-            if key == "poll":
-                code = text
-            else:
-                rest.append((key, text))
-        values, options, notes = super()._parse_query(urlencode(rest))
+        rest, code = split_poll_param(qs)
+        values, options, notes = super()._parse_query(rest)
         if code is not None:
-            try:
-                self._class = read_class_reports(code)
+            self._class, why = load_class_data(code, read_class_reports)
+            if self._class is not None:
                 self._class_code = code.upper()
                 notes.append(f"Panel 2 shows the class's own data: the {self._class.n} reports stored by the k-choice "
                              f"poll {html.escape(self._class_code)} ({ORACLE_NAMES[self._class.oracle]}, "
                              f"ε = {self._class.epsilon:.3g}); its sliders do not change it. The other panels use the "
                              "generated answers.")
-            except (ValueError, OSError, RuntimeError, sqlite3.Error) as exc:  # said in the page
-                self._class = None
-                notes.append(f"URL parameter poll ignored: {html.escape(str(exc))}. The answers are generated.")
+            else:
+                notes.append(f"URL parameter poll ignored: {why}. The answers are generated.")
         return values, options, notes
 
     def reproduce(self, p: Mapping[str, Any]) -> str:

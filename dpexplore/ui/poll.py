@@ -532,34 +532,8 @@ class ClassPoll(Dashboard):
             if not params["reveal"]:
                 return message_figure("Reveal the simulation", "Tick 'reveal the simulation' to compare this class "
                                       "with simulated classes whose true fraction is known.", height=200)
-            m = n if n else 30
-            truth = float(params["truth"])
-            k = self.simulated_classes
-            true_yes, reported = poll_stats.simulate_class(truth, m, epsilon=eps, classes=k, rng=int(params["seed"]))
-            ests = [poll_stats.estimate_fraction(int(r), m, epsilon=eps) for r in reported]
-            fracs = true_yes / m
-            cover = [e.low <= t <= e.high for e, t in zip(ests, fracs)]
-            fig = base_figure(f"{k} simulated classes of {m} students (each student 'yes' with probability "
-                              f"{truth:.0%}): {sum(cover)}/{k} intervals contain their class's true fraction",
-                              "fraction", "simulated class", height=420)
-            for j, (e, t, c) in enumerate(zip(ests, fracs, cover)):
-                col = color_for(2) if c else color_for(1)
-                fig.add_trace(go.Scatter(x=[e.low, e.high], y=[j, j], mode="lines", line={"color": col, "width": 3},
-                                         showlegend=False, hoverinfo="skip"))
-                fig.add_trace(go.Scatter(x=[t], y=[j], mode="markers", marker={"color": "#000", "size": 5,
-                                         "symbol": "line-ns-open"}, showlegend=False, hoverinfo="skip"))
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(2), "width": 3},
-                                     name="95% interval contains the truth"))
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(1), "width": 3},
-                                     name="misses it"))
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", marker={"color": "#000",
-                                     "symbol": "line-ns-open"}, name="the class's true fraction [known]"))
-            if n:
-                fig.add_vline(x=est.estimate_clipped, line_dash="dot", line_color=color_for(0),
-                              annotation_text="your class's estimate", annotation_position="top")
-            fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
-            fig.update_yaxes(showticklabels=False)
-            return fig
+            return pages.simulation_figure(n if n else 30, float(params["truth"]), eps, self.simulated_classes,
+                                           int(params["seed"]), est if n else None)
         raise ValueError(f"unknown panel {panel!r}")
 
     def reproduce(self, params: Mapping[str, Any]) -> str:

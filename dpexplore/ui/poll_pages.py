@@ -8,6 +8,8 @@ import os
 import time
 from collections.abc import Mapping
 
+import plotly.graph_objects as go
+
 import dpexplore
 
 from ..classroom import stats as poll_stats
@@ -15,8 +17,10 @@ from ..classroom.hub import hub_student_link, under_hub
 from ..classroom.links import StudentLink, qr_svg, student_link
 from ..classroom.store import PollInfo, Tally
 from .dashboard import _ERROR_STYLE, _NOTE_STYLE, PRNG_FOOTER
+from .figures import base_figure, color_for
 
 __all__ = ["BINDER_NOTE", "HIDE_GUIDE_CSS", "POLL_PRESENT_CSS", "on_binder", "box", "copy_widget", "epsilon_text",
+           "simulation_figure",
            "pct", "links_html",
            "tally_html", "student_footer_html", "joined_html", "coin_html", "sent_html", "round_joined_html",
            "prediction_sent_html", "poll_link", "rule_html",
@@ -288,3 +292,33 @@ def room_result_html(result, environ: Mapping[str, str] | None = None) -> str:
         return (f"{head}<b>The room predicted</b> ({n} prediction{'s' if n != 1 else ''}):{rows}"
                 "<div style='font-size:0.9em'>The projector shows which answer the plot gave.</div></div>")
     return f"{head}<b>The room's result</b> (the poll is closed):{tally_html(result, environ)}</div>"
+
+
+def simulation_figure(m: int, truth: float, eps: float, k: int, seed: int, est=None) -> go.Figure:
+    """``k`` simulated classes of ``m`` students, each 'yes' with probability ``truth``, polled at ``eps``: each
+    class's 95 % interval against its known true fraction (``est``: this class's estimate, drawn as a line)."""
+    true_yes, reported = poll_stats.simulate_class(truth, m, epsilon=eps, classes=k, rng=seed)
+    ests = [poll_stats.estimate_fraction(int(r), m, epsilon=eps) for r in reported]
+    fracs = true_yes / m
+    cover = [e.low <= t <= e.high for e, t in zip(ests, fracs)]
+    fig = base_figure(f"{k} simulated classes of {m} students (each student 'yes' with probability "
+                      f"{truth:.0%}): {sum(cover)}/{k} intervals contain their class's true fraction",
+                      "fraction", "simulated class", height=420)
+    for j, (e, t, c) in enumerate(zip(ests, fracs, cover)):
+        col = color_for(2) if c else color_for(1)
+        fig.add_trace(go.Scatter(x=[e.low, e.high], y=[j, j], mode="lines", line={"color": col, "width": 3},
+                                 showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=[t], y=[j], mode="markers", marker={"color": "#000", "size": 5,
+                                 "symbol": "line-ns-open"}, showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(2), "width": 3},
+                             name="95% interval contains the truth"))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"color": color_for(1), "width": 3},
+                             name="misses it"))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", marker={"color": "#000",
+                             "symbol": "line-ns-open"}, name="the class's true fraction [known]"))
+    if est is not None:
+        fig.add_vline(x=est.estimate_clipped, line_dash="dot", line_color=color_for(0),
+                      annotation_text="your class's estimate", annotation_position="top")
+    fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
+    fig.update_yaxes(showticklabels=False)
+    return fig
