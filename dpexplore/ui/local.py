@@ -32,7 +32,7 @@ from .controls import Control
 from .dashboard import Dashboard, Panel
 
 __all__ = ["DELTA", "LocalDashboard", "audit_figure", "class_figure", "estimates_figure", "models_figure",
-           "oracles_figure", "read_class_reports"]
+           "oracles_figure", "class_population", "read_class_reports"]
 
 TRIALS = 60
 MODEL_TRIALS = 60
@@ -148,9 +148,32 @@ def class_figure(reports, code: str) -> go.Figure:
     return fig
 
 
-def models_figure(res, p: Mapping[str, Any]) -> go.Figure:
-    """Local vs shuffle vs central at the same ε: measured squared error and the exact expected values."""
-    c = _counts(p)
+def class_population(reports) -> np.ndarray:
+    """The room's answers as estimated from its stored reports: the debiased counts, clipped at 0 and rounded
+    (largest remainders) to whole counts that sum to the number of reports; a value per person, sorted. The true
+    answers were never stored, so this is the best stand-in the page has for panel 3.
+
+    Examples
+    --------
+    >>> from dpexplore.classroom.kary import KaryReports
+    >>> r = KaryReports(k=3, oracle="krr", epsilon=8.0, labels=("a", "b", "c"), reports=np.array([0, 2, 2, 2]))
+    >>> class_population(r).tolist()
+    [0, 2, 2, 2]
+    """
+    n, k = reports.n, reports.k
+    c = np.clip(estimate(reports.as_local_result()).counts, 0.0, None)
+    share = c / c.sum() if c.sum() > 0 else np.full(k, 1.0 / k)
+    raw = share * n
+    whole = np.floor(raw).astype(int)
+    rest = n - int(whole.sum())
+    whole[np.argsort(-(raw - whole), kind="stable")[:rest]] += 1
+    return np.repeat(np.arange(k), whole)
+
+
+def models_figure(res, p: Mapping[str, Any], counts: np.ndarray | None = None, data_note: str = "") -> go.Figure:
+    """Local vs shuffle vs central at the same ε: measured squared error and the exact expected values (on the
+    page's generated answers, or on ``counts`` when given)."""
+    c = _counts(p) if counts is None else np.asarray(counts)
     eps = np.asarray(res.grid, dtype=float)
     fig = F.base_figure("", "ε of the whole release (log scale)", "squared error of the frequencies (log scale)",
                         log_x=True, log_y=True, height=380)
@@ -173,7 +196,7 @@ def models_figure(res, p: Mapping[str, Any]) -> go.Figure:
     F.add_note(fig, f"At ε = {p['epsilon']:.3g}, n = {n}: each shuffled report may use ε0 = {e0:.3g}, because the "
                     f"shuffled histogram is then ({cert:.3g}, 10⁻⁶)-DP at most (paper 4's certified worst case over "
                     f"all neighbouring data sets: {how}). Local k-RR's expected error is {ratio:.3g}× the central one "
-                    "(exact).", y=0.02)
+                    "(exact)." + (" " + data_note if data_note else ""), y=0.02)
     return fig
 
 
@@ -251,6 +274,14 @@ class LocalDashboard(Dashboard):
             if self._class is not None:
                 return class_figure(self._class, self._class_code)
             return estimates_figure(p)
+        if panel == "models" and self._class is not None:  # the room's answers, as estimated from its reports
+            values = class_population(self._class)
+            q = dict(p, k=self._class.k, n=int(values.size))
+            res = self.experiment("models-class", "", X.model_mse_vs_epsilon, delta=DELTA, epsilons=list(X.EPSILONS),
+                                  trials=MODEL_TRIALS, rng=p["seed"], k=q["k"], values=values)
+            return models_figure(res, q, counts=true_counts(values, q["k"]), data_note=(
+                f"Data: the room's answers as estimated from the {self._class.n} reports of poll "
+                f"{html.escape(self._class_code)} (debiased, rounded; the true answers were never stored)."))
         if panel == "models":
             res = self.experiment("models", "", X.model_mse_vs_epsilon, delta=DELTA, epsilons=list(X.EPSILONS),
                                   trials=MODEL_TRIALS, rng=p["seed"], **data)
@@ -278,10 +309,10 @@ class LocalDashboard(Dashboard):
             self._class, why = load_class_data(code, read_class_reports)
             if self._class is not None:
                 self._class_code = code.upper()
-                notes.append(f"Panel 2 shows the class's own data: the {self._class.n} reports stored by the k-choice "
-                             f"poll {html.escape(self._class_code)} ({ORACLE_NAMES[self._class.oracle]}, "
-                             f"ε = {self._class.epsilon:.3g}); its sliders do not change it. The other panels use the "
-                             "generated answers.")
+                notes.append(f"Panels 2 and 3 use the class's own data: the {self._class.n} reports stored by the "
+                             f"k-choice poll {html.escape(self._class_code)} ({ORACLE_NAMES[self._class.oracle]}, "
+                             f"ε = {self._class.epsilon:.3g}; panel 3 runs on the answers they estimate); the k and n "
+                             "sliders do not change them. Panels 1 and 4 use the generated answers.")
             else:
                 notes.append(f"URL parameter poll ignored: {why}. The answers are generated.")
         return values, options, notes

@@ -197,6 +197,13 @@ def test_the_class_polls_own_reports_with_poll_code(tmp_path, monkeypatch):
     expected = estimate(store.kary_reports(poll.code, creator="local").as_local_result()).frequencies
     np.testing.assert_allclose(np.asarray(trace.y, dtype=float), expected, rtol=0, atol=1e-12)
     assert list(trace.x) == ["winter", "spring", "summer", "autumn"]
+    # panel 3 runs local vs shuffle vs central on the answers the reports estimate: 10 people, k = 4
+    from dpexplore.ui.local import class_population
+
+    pop = class_population(board._class)
+    assert pop.size == len(reports) and set(pop.tolist()) <= set(range(4))
+    models = board.figures["models"]
+    assert "estimated from the 10 reports" in json.dumps(models.to_plotly_json()["layout"].get("annotations", []))
 
     yes_no = store.create_poll("Ever cheated?", epsilon=1.0)
     for code, why in ((yes_no.code, "not a k-choice poll"), ("ZZZZ99", "")):
