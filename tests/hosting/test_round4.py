@@ -20,7 +20,7 @@ PER_CLIENT = 2
 @pytest.fixture(scope="module")
 def capped():
     with VoilaServer(FIXTURES, cwd=ROOT, extra_args=[f"--LimitedKernelManager.max_kernels_per_client={PER_CLIENT}",
-                                                      "--LimitedKernelManager.max_kernels=8"]) as srv:
+                                                      "--LimitedKernelManager.max_kernels=16"]) as srv:
         yield srv
 
 
