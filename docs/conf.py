@@ -72,7 +72,7 @@ numpydoc_validation_checks = {"GL08", "SS01", "GL06"}
 numpydoc_validation_exclude = {r"\.__init__$", r"\._[a-z]\w*$", r"\.[A-Z][A-Z0-9_]+$", r"\.RNGLike$",
                                r"\.Randomizer\.krr$", r"\.WorstCaseEpsilon\.pair_k$",
                                r"\.Dashboard\.present_controls$",  # a ClassVar documented by its `#:` comment
-                               r"\.PollInfo\.choices$"}  # a dataclass field whose default (None) has no docstring
+                               r"\.PollInfo\.(choices|oracle|labels)$"}  # dataclass fields defaulting to None
 # a method that overrides a documented one without a docstring of its own is documented on the base class
 autodoc_inherit_docstrings = False
 numpydoc_show_inherited_class_members = False
