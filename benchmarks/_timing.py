@@ -47,3 +47,45 @@ def machine_line(when: str = "at start") -> str:
     except OSError:  # not available on this platform
         load = "unknown"
     return f"Machine: {os.cpu_count()} cores; load average (1, 5, 15 min) {when}: {load}."
+
+
+def figure_floor() -> float:
+    """The one-slider floor: median seconds to build and serialise one 100-point plotly figure (10 runs)."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    times = []
+    for v in range(10):
+        t0 = time.perf_counter()
+        go.Figure(go.Scatter(x=np.arange(100), y=np.sin(np.arange(100) * v))).to_json()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def control_move_rows(board, moves: dict, floor: float, *, repeat: int = 3,
+                      move: Callable[[object, str, object], None] | None = None,
+                      prepare: Callable[[object, str], None] | None = None) -> list[list[str]]:
+    """A course page's table rows: for each control in ``moves``, the median seconds of moving it to the given
+    value and back (``repeat`` times each way; ``move(board, name, value)``, by default ``set_params``), the
+    panels whose figures changed, and the ratio to ``floor``. ``prepare(board, name)`` runs before a control is
+    measured (a control that only matters in some state)."""
+    move = move or (lambda b, name, value: b.set_params(**{name: value}))
+    rows = []
+    for name, new in moves.items():
+        default = board.params()[name]
+        if prepare is not None:
+            prepare(board, name)
+        before = {k: f.to_json() for k, f in board.figures.items()}
+        board.set_params(**{name: new})
+        drawn = ", ".join(k for k, f in board.figures.items() if f.to_json() != before[k])
+        board.set_params(**{name: default})
+        times = []
+        for _ in range(repeat):
+            for value in (new, default):
+                t = time.perf_counter()
+                move(board, name, value)
+                times.append(time.perf_counter() - t)
+        assert not board.errors, board.errors
+        med = statistics.median(times)
+        rows.append([f"move {name}", f"{med:.2f}", drawn, f"{med / floor:.0f}×"])
+    return rows

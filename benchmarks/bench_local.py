@@ -16,32 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks._timing import machine_line, table  # noqa: E402
+from benchmarks._timing import control_move_rows, figure_floor, machine_line, table  # noqa: E402
 
 MOVES = {"epsilon": 2.0, "oracle": "oue", "k": 16, "n": 2000, "seed": 1}
-
-
-def _floor() -> float:
-    import numpy as np
-    import plotly.graph_objects as go
-
-    def one(v):
-        fig = go.Figure(go.Scatter(x=np.arange(100), y=np.sin(np.arange(100) * v)))
-        fig.to_json()
-
-    times = []
-    for v in range(10):
-        t0 = time.perf_counter()
-        one(v)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main(argv=None) -> None:
@@ -54,23 +37,9 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     board = LocalDashboard(query_string="", render=False, background=False)
     build = time.perf_counter() - t0
-    floor = _floor()
+    floor = figure_floor()
     rows = [["default view (4 panels)", f"{build:.2f}", "all", f"{build / floor:.0f}×"]]
-    for name, new in MOVES.items():
-        default = board.params()[name]
-        before = {k: f.to_json() for k, f in board.figures.items()}
-        board.set_params(**{name: new})
-        drawn = ", ".join(k for k, f in board.figures.items() if f.to_json() != before[k])
-        board.set_params(**{name: default})
-        times = []
-        for _ in range(args.repeat):
-            for value in (new, default):
-                t = time.perf_counter()
-                board.set_params(**{name: value})
-                times.append(time.perf_counter() - t)
-        assert not board.errors, board.errors
-        med = statistics.median(times)
-        rows.append([f"move {name}", f"{med:.2f}", drawn, f"{med / floor:.0f}×"])
+    rows += control_move_rows(board, MOVES, floor, repeat=args.repeat)
     print(machine_line())
     print(f"one-slider floor (one 100-point figure built and serialised): {1000 * floor:.1f} ms\n")
     print(table(["what", "median s", "plots changed", "÷ floor"], rows))
