@@ -231,14 +231,14 @@ async function placeMarks(P, div) {
       await clearLegend(P, div);
       continue;
     }
-    // 3. notes over points: above the plot area, stacked upwards, the title on top
+    // 3. notes over points or over the legend: above the plot area, stacked upwards, the title on top
     const moved = [];
     for (const a of anns) {
       const i = Number(a.getAttribute("data-index")), ann = (lay.annotations || [])[i];
       const full = (fl.annotations || [])[i];  // (plotly's default is an arrow: an arrow's label stays by its point)
       if (!ann || !full || full.showarrow || (ann.yref === "paper" && ann.y >= 1 && ann.yanchor === "bottom")) continue;
       const b = rel(a.querySelector(".annotation-text-g") || a);
-      if (hit(b)) moved.push([i, ann, b]);
+      if (hit(b) || (lg && meets(b, rel(lg)))) moved.push([i, ann, b]);  // over points, or over the legend
     }
     if (!moved.length) return;
     let stack = 0;
