@@ -24,6 +24,7 @@ Imported only by :func:`dpexplore.hosting.install_voila_mitigations` (it imports
 from __future__ import annotations
 
 import hmac
+import inspect
 import ipaddress
 import logging
 import os
@@ -31,8 +32,8 @@ from urllib.parse import parse_qsl, urlencode
 
 from ..classroom import credentials as cred
 
-__all__ = ["COOKIE", "CLIENT_HEADER", "EXCHANGE_PARAM", "TRUSTED_PROXIES_ENV", "client_address", "wrap_render",
-           "install"]
+__all__ = ["COOKIE", "CLIENT_HEADER", "EXCHANGE_PARAM", "TRUSTED_PROXIES_ENV", "call_get", "client_address",
+           "wrap_render", "install"]
 
 COOKIE = "dpx-instructor"
 CLIENT_HEADER = "X-Dpx-Client"
@@ -130,6 +131,19 @@ def _exchange(handler, offered: str) -> None:
     handler.redirect(f"{path}?{urlencode([*query, ('teach', '1')])}")
 
 
+async def call_get(orig_get, handler, *args, **kwargs):
+    """Call a wrapped handler's ``get`` and await what it returns when that is awaitable.
+
+    Voila's ``get`` is ``@tornado.web.authenticated``: for a visitor not yet logged in (a hub user's first
+    request) the decorator redirects and returns ``None`` instead of a coroutine; awaiting that raised a
+    TypeError, logged with a traceback on every first page view under a hub.
+    """
+    result = orig_get(handler, *args, **kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
 def wrap_render(orig_get):
     """Wrap a render handler's ``get`` (see the module docstring)."""
 
@@ -152,7 +166,7 @@ def wrap_render(orig_get):
             token = _token(self)
             if token is not None and cred.check_cookie(token, cookie):
                 headers[cred.GRANT_HEADER] = cred.make_grant(token)
-        return await orig_get(self, path)
+        return await call_get(orig_get, self, path)
 
     get._dpexplore = True  # type: ignore[attr-defined]  # patches.install() sees a patched get: no re-wrap
     get._dpx_instructor = True  # type: ignore[attr-defined]

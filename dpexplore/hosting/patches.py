@@ -56,7 +56,7 @@ from jupyter_server.utils import url_path_join
 
 from .connections import limits
 from .frames import BadFrame, parse_client_frame, parse_legacy_frame, parse_v1_frame
-from .instructor import client_address
+from .instructor import call_get, client_address
 
 __all__ = ["MAX_CLIENT_COMMS", "CLIENT_COMM_TARGETS", "CODE_REQUESTS", "LOCKDOWN_ENV",
            "PAGE_CSP", "QUERY_TOKEN", "api_cookie_name", "api_token", "owner_cookie_name", "owner_token",
@@ -292,7 +292,7 @@ def _no_third_party(handler) -> None:
 def _wrap_tree(orig_get):
     async def get(self, path=""):
         _no_third_party(self)
-        return await orig_get(self, path)
+        return await call_get(orig_get, self, path)
 
     get._dpexplore = True  # type: ignore[attr-defined]
     return get
@@ -308,7 +308,7 @@ def _wrap_render(orig_get):
             requested(page.client)  # may refuse (503): this client holds its share of the kernels
         token = _CURRENT_PAGE.set(page)
         try:
-            return await orig_get(self, path)
+            return await call_get(orig_get, self, path)
         finally:
             _CURRENT_PAGE.reset(token)
             done = getattr(self.kernel_manager, "page_done", None)
@@ -382,7 +382,7 @@ def _wrap_kernel_get(orig_get):
             cookie = self.get_cookie(api_cookie_name(kernel_id))
             if not (cookie and hmac.compare_digest(cookie, api_token(kernel_id))):
                 raise tornado.web.HTTPError(404, "Kernel does not exist: %s", kernel_id)
-        return await orig_get(self, kernel_id, *args, **kwargs)
+        return await call_get(orig_get, self, kernel_id, *args, **kwargs)
 
     get._dpexplore = True  # type: ignore[attr-defined]
     return get

@@ -442,3 +442,27 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
     finally:
         ctx.close()
     return res
+
+
+def wrong_join_codes(real: str, count: int) -> list[str]:
+    """``count`` well-formed join codes (the poll's alphabet and length) that are not ``real``."""
+    from dpexplore.classroom.store import CODE_ALPHABET, CODE_LENGTH
+
+    out = []
+    for i in range(count + 1):
+        code = "".join(CODE_ALPHABET[(7 * i + 3 * j) % len(CODE_ALPHABET)] for j in range(CODE_LENGTH))
+        if code != real.upper():
+            out.append(code)
+    return out[:count]
+
+
+def type_join_codes(page, codes: list[str], *, expect: str = "there is no poll with join code {code}") -> None:
+    """Type each code in a student poll page's join box and wait until the page answers it (each answer names
+    its code, so no answer is mistaken for the one before)."""
+    for code in codes:
+        page.locator(".dpx-poll-code-input input").fill(code)
+        page.locator(".dpx-poll-join").click()
+        want = expect.format(code=code)
+        page.wait_for_function("w => document.querySelector('.dpx-poll-messages') && "
+                               "document.querySelector('.dpx-poll-messages').innerText.includes(w)", arg=want,
+                               timeout=60_000)

@@ -4,7 +4,8 @@ nginx runs the project's server block with only its two addresses substituted (l
 ports). Checked: a dashboard renders and redraws on a slider move through the proxy (the kernel
 websocket is proxied with the Host header the server's origin check needs), a first page view is
 compressed (plotly.js gzip-encoded; bytes counted from Chrome's network events), and page loads
-beyond the per-client burst get HTTP 429 from nginx before they reach Voila.
+beyond the per-client burst get HTTP 429 from nginx before they reach Voila. Behind it (every page seems to come
+from 127.0.0.1), one visitor's 20 wrong join codes never refuse another's correct one (issue 39 J1).
 
 Needs nginx and Chromium: skipped without them, a failure under ``DPEXPLORE_REQUIRE_BROWSER=1``
 (``.ci/run`` installs both).
@@ -23,13 +24,16 @@ from pathlib import Path
 import pytest
 
 from tests.browser.harness import (
+    JS_RENDERED,
     NGINX,
     VoilaServer,
     check_page,
     free_port,
     launch_browser,
     require_browser,
+    type_join_codes,
     wait_for_port,
+    wrong_join_codes,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +180,58 @@ def test_page_loads_beyond_the_burst_get_429_from_nginx(tmp_path):
     assert set(statuses) <= {200, 429, 503}
     assert started == 1  # what passed nginx met Voila's own cap of 1 kernel (the rest 503)
     assert static != 429
+
+
+def _rendered(page, timeout_s: float = 180) -> None:
+    page.wait_for_function(JS_RENDERED, timeout=timeout_s * 1000)
+
+
+def test_wrong_join_codes_behind_the_proxy_never_refuse_another_visitors_correct_code(tmp_path):
+    """Issue 39 J1 behind the shipped nginx file: every join reaches Voila from 127.0.0.1, which the server
+    does not take as an identity (no DPEXPLORE_TRUSTED_PROXIES); a typist's 20 wrong codes over 4 page views are
+    bounded per page view (the 6th try on a page waits), and another visitor's correct ``?join=`` link is
+    accepted and answered at once. The round-3 server counted them against 127.0.0.1 and refused it."""
+    require_browser(nginx=True)
+    from playwright.sync_api import sync_playwright
+
+    from dpexplore.classroom.store import FAILED_JOIN_RATE, PollStore
+    from dpexplore.ui.poll import ClassPoll
+
+    poll_dir = tmp_path / "polls"
+    poll_dir.mkdir()
+    store = PollStore(poll_dir)
+    made = store.create_poll("Did you do the reading?", epsilon=1.0)
+    env = {k: v for k, v in os.environ.items() if k != "DPEXPLORE_TRUSTED_PROXIES"}
+    env["DPEXPLORE_POLL_DIR"] = str(poll_dir)
+    limit, per_page = FAILED_JOIN_RATE[0], ClassPoll.failed_join_limit[0]
+    codes = wrong_join_codes(made.code, limit)
+    (tmp_path / "nginx").mkdir()
+    with VoilaServer(ROOT / "notebooks", cwd=ROOT, env=env) as srv, Nginx(tmp_path / "nginx", srv.port) as ng, \
+            sync_playwright() as p:
+        browser = launch_browser(p)
+        try:
+            url = f"{ng.url}/voila/render/06_class_poll.ipynb"
+            typist = browser.new_context()
+            for start in range(0, limit, per_page):  # a new page view each time its own bound is reached
+                page = typist.new_page()
+                page.goto(url, wait_until="commit", timeout=180_000)
+                _rendered(page)
+                type_join_codes(page, codes[start:start + per_page])
+                type_join_codes(page, [made.code], expect="too many wrong join codes from this page")
+                page.close()
+            other = browser.new_context().new_page()
+            other.goto(f"{url}?join={made.code}", wait_until="commit", timeout=180_000)
+            _rendered(other)
+            other.wait_for_function("() => document.querySelector('.dpx-poll-flip') || /Cannot join/.test("
+                                    "document.body.innerText)", timeout=60_000)
+            said = other.locator(".dpx-poll-messages").inner_text()
+            assert "Cannot join" not in said, said
+            other.locator(".dpx-poll-answer button", has_text="Yes").click()
+            other.locator(".dpx-poll-flip").click()
+            other.locator(".dpx-poll-send:not([disabled])").wait_for(timeout=30_000)
+            other.locator(".dpx-poll-send").click()
+            other.locator(".dpx-poll-done").wait_for(timeout=30_000)
+        finally:
+            browser.close()
+        assert ng.error_log().count("limiting requests") == 0  # every page view passed nginx's burst
+    assert store.tally(made.code, made.secret).responses == 1
