@@ -180,3 +180,64 @@ MUTANTS = {
         },
     ],
 }
+
+# the ml assignment (assignments/ml/ml.ipynb); its wrong solutions share the per-example clipping lines
+_ML_HEAD = ("def noisy_mean_gradient_fixed(grads, clip_norm, noise_multiplier, batch_size, rng):\n"
+            "    rng = as_generator(rng)\n    g = np.asarray(grads, dtype=float)\n")
+_ML_CLIP = ("    s = np.minimum(1.0, clip_norm / np.maximum(np.linalg.norm(g, axis=1), 1e-300))\n"
+            "    total = (g * s[:, None]).sum(axis=0)\n")
+_ML_Q1 = "def clip_and_noise(grads, clip_norm, noise_multiplier, rng):\n" + _ML_HEAD.split("\n", 1)[1] + _ML_CLIP
+_ML_PLD = "eps_pld = dpsgd_epsilon(sampling_rate=0.01, noise_multiplier=1.0, steps=1000, delta=1e-5"
+
+MUTANTS["ml"] = [
+    {"name": "unanswered", "cells": None, "scores": "zero"},
+    {
+        "name": "textbook-slips",
+        "cells": {
+            # q1: one noise draw added to every coordinate (the coordinates' noise perfectly correlated)
+            "def clip_and_noise(": _ML_Q1 + "    return total + rng.normal(0.0, noise_multiplier * clip_norm)",
+            # q2: the RDP accountant (a); T * mu instead of sqrt(T) * mu (b)
+            "eps_pld =": _ML_PLD + ", accountant='rdp')\neps_none = gdp_epsilon(1000 / 1.0, 1e-5)",
+            # q3: the bug left in place (the batch's average clipped, not each example)
+            "def noisy_mean_gradient_fixed(": _ML_HEAD + "    m = g.sum(axis=0) / batch_size\n"
+                                              "    m = m * min(1.0, clip_norm / max(np.linalg.norm(m), 1e-300))\n"
+                                              "    return m + rng.normal(0.0, noise_multiplier * clip_norm / batch_size"
+                                              ", m.shape)",
+        },
+        "scores": {"q1": 0, "q2": 0, "q3": 0},
+    },
+    {
+        "name": "half-fixes",
+        "cells": {
+            # q1: noise sd sigma, not sigma * C (the grader's C = 2: half the sd)
+            "def clip_and_noise(": _ML_Q1 + "    return total + rng.normal(0.0, noise_multiplier, total.shape)",
+            # q2 (b) only: basic composition of T Gaussian steps at delta/T each, not their GDP composition
+            "eps_pld =": _ML_PLD + ")\neps_none = 1000 * gdp_epsilon(1 / 1.0, 1e-5 / 1000)",
+            # q3: each example clipped, but the bug's noise sigma*C/B added to the sum before dividing by B: the
+            # average's noise sd sigma*C/B^2, B = 10 times too small
+            "def noisy_mean_gradient_fixed(": _ML_HEAD + _ML_CLIP
+                                              + "    total = total + rng.normal(0.0, noise_multiplier * clip_norm"
+                                                " / batch_size, total.shape)\n    return total / batch_size",
+        },
+        "scores": {"q1": 0, "q2": 1, "q3": 0},
+    },
+    {
+        "name": "over-noised",
+        "cells": {
+            # q3: private (noise multiplier 3 sigma) but 3x the sd: loses the accuracy point only
+            "def noisy_mean_gradient_fixed(": _ML_HEAD + _ML_CLIP
+                                              + "    return (total + rng.normal(0.0, 3 * noise_multiplier * clip_norm,"
+                                                " total.shape)) / batch_size",
+        },
+        "scores": {"q3": 3},
+    },
+    {
+        "name": "constant",
+        "cells": {
+            # q3: always the zero vector: private (eps = 0) and useless: no points
+            "def noisy_mean_gradient_fixed(": "def noisy_mean_gradient_fixed(grads, clip_norm, noise_multiplier, "
+                                              "batch_size, rng):\n    return np.zeros(np.shape(grads)[1])",
+        },
+        "scores": {"q3": 0},
+    },
+]
