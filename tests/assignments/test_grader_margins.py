@@ -129,9 +129,9 @@ def _counts(scale):  # the m Laplace subset counts with noise scale(m)/eps
 
 
 ATTACKS = {  # name: (function, a violation expected, the range of eps_hat quoted in assignments/README.md)
-    "fixed: scale m/eps": (_counts(lambda m: m), False, (0.0, 0.95)),
-    "bug: scale 1/eps per count (true eps = 4 on the pair)": (_counts(lambda m: 1.0), True, (2.5, np.inf)),
-    "half fix: scale sqrt(m)/eps (true eps = 2 on the pair)": (_counts(math.sqrt), True, (1.35, np.inf)),
+    "fixed: scale m/eps": (_counts(lambda m: m), False, (0.0, 0.9)),
+    "bug: scale 1/eps per count (true eps = 4 on the pair)": (_counts(lambda m: 1.0), True, (2.9, np.inf)),
+    "half fix: scale sqrt(m)/eps (true eps = 2 on the pair)": (_counts(math.sqrt), True, (1.45, np.inf)),
 }
 
 
