@@ -241,3 +241,61 @@ MUTANTS["ml"] = [
         "scores": {"q3": 0},
     },
 ]
+
+# attacks (assignments/attacks/attacks.ipynb): q1 and q4 are Laplace subset counts with a given noise scale
+_COUNTS = ("def {name}(secret, queries, epsilon, rng):\n    rng = as_generator(rng)\n"
+           "    A = np.asarray(queries, dtype=float)\n"
+           "    return A @ np.asarray(secret, dtype=float) + rng.laplace(0.0, {scale}, A.shape[0])")
+_RECONSTRUCT = ("reconstruct(answer_queries(secret, queries, noise={noise}, rng=3).answers, queries)"
+                ".fraction_recovered(secret)")
+
+MUTANTS["attacks"] = [
+    {"name": "unanswered", "cells": None, "scores": "zero"},
+    {
+        "name": "textbook-slips",
+        "cells": {
+            # q1: each count gets the whole eps (scale 1/eps: the bug of q4)
+            "def noisy_counts(": _COUNTS.format(name="noisy_counts", scale="1 / epsilon"),
+            # q2: the per-count scale 1/eps; e^eps / 2 instead of e^eps / (e^eps + 1)
+            "recovery =": "scale = 1 / 1.0\nrecovery = math.exp(1.0) / 2",
+            # q3: no attack: the guess "every bit is 0" (34 of the 60 bits, whatever the release)
+            "frac_bounded =": "frac_bounded = frac_dp = frac_broken = float(np.mean(secret == 0))",
+            # q4: the bug left in place (scale 1/eps for each count)
+            "def release_counts_fixed(": _COUNTS.format(name="release_counts_fixed", scale="1 / epsilon"),
+        },
+        "scores": {"q1": 0, "q2": 0, "q3": 0, "q4": 0},
+    },
+    {
+        "name": "half-fixes",
+        "cells": {
+            # q1: scale sqrt(m)/eps (the l2 sensitivity, which calibrates Gaussian noise, not Laplace)
+            "def noisy_counts(": _COUNTS.format(name="noisy_counts", scale="math.sqrt(A.shape[0]) / epsilon"),
+            # q2 (b) only: the flip probability 1/(e^eps + 1)
+            "recovery =": "scale = 240 / 1.0\nrecovery = 1 / (math.exp(1.0) + 1)",
+            # q3 (c) only: per_query left out (copied from (b))
+            "frac_bounded =": "frac_bounded = " + _RECONSTRUCT.format(noise="'bounded', bound=1.0") + "\n"
+                              "frac_dp = frac_broken = " + _RECONSTRUCT.format(noise="'laplace', epsilon=1.0"),
+            # q4: scale sqrt(m)/eps: on the audit's pair (m = 4) half the noise, true eps = 2
+            "def release_counts_fixed(": _COUNTS.format(name="release_counts_fixed",
+                                                        scale="math.sqrt(A.shape[0]) / epsilon"),
+        },
+        "scores": {"q1": 0, "q2": 1, "q3": 2, "q4": 0},
+    },
+    {
+        "name": "over-noised",
+        "cells": {
+            # q4: private (eps/3) but 3x the sd: loses the accuracy point only
+            "def release_counts_fixed(": _COUNTS.format(name="release_counts_fixed", scale="3 * A.shape[0] / epsilon"),
+        },
+        "scores": {"q4": 3},
+    },
+    {
+        "name": "constant",
+        "cells": {
+            # q4: every count released as 0: private (eps = 0) and useless: no points
+            "def release_counts_fixed(": "def release_counts_fixed(secret, queries, epsilon, rng):\n"
+                                         "    return np.zeros(np.asarray(queries).shape[0])",
+        },
+        "scores": {"q4": 0},
+    },
+]

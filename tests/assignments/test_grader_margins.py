@@ -183,3 +183,41 @@ def test_ml_q3_audit_separates_fixes_from_leaks(name):
         eps_hat.append(res.epsilon_lower)
         assert res.violation is leaks, (name, seed, res.epsilon_lower)
     assert low <= min(eps_hat) and max(eps_hat) <= high, eps_hat
+
+
+def _counts(scale):  # the m Laplace subset counts with noise scale(m)/eps
+    def release(secret, queries, epsilon, rng):
+        a = np.asarray(queries, dtype=float)
+        m = a.shape[0]
+        return a @ np.asarray(secret, dtype=float) + as_generator(rng).laplace(0.0, scale(m) / epsilon, m)
+    return release
+
+
+ATTACKS = {  # name: (function, a violation expected, the range of eps_hat quoted in assignments/README.md)
+    "fixed: scale m/eps": (_counts(lambda m: m), False, (0.0, 0.9)),
+    "bug: scale 1/eps per count (true eps = 4 on the pair)": (_counts(lambda m: 1.0), True, (2.9, np.inf)),
+    "half fix: scale sqrt(m)/eps (true eps = 2 on the pair)": (_counts(math.sqrt), True, (1.45, np.inf)),
+}
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_attacks_q4_audit_separates_fixes_from_leaks(name):
+    f, leaks, (low, high) = ATTACKS[name]
+    a = np.array([[1, 1, 0, 1, 0, 0, 1, 0, 1, 0], [1, 0, 1, 1, 0, 1, 0, 0, 0, 1],
+                  [1, 0, 0, 0, 1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0, 0, 1, 1, 1]])
+    x0 = np.array([0, 1, 0, 1, 1, 0, 0, 1, 1, 0])
+    x1 = x0.copy()
+    x1[0] = 1
+    a0, a1 = a @ x0, a @ x1
+    eps_hat = []
+    for seed in SEEDS:  # the grader's _audit (assignments/attacks/attacks.ipynb, q4), its seed 45 among others
+        g0, g1 = np.random.default_rng(45 if seed == 0 else seed).spawn(2)
+        y0 = np.array([f(x0, a, 1.0, g0) for _ in range(20_000)])
+        y1 = np.array([f(x1, a, 1.0, g1) for _ in range(20_000)])
+        s0 = np.sum(np.abs(y0 - a0) - np.abs(y0 - a1), axis=1)
+        s1 = np.sum(np.abs(y1 - a0) - np.abs(y1 - a1), axis=1)
+        res = audit_from_scores(s0, s1, confidence=0.999, claimed_epsilon=1.0, threshold="tail")
+        eps_hat.append(res.epsilon_lower)
+        assert res.violation is leaks, (name, seed, res.epsilon_lower)
+    print(name, np.round(eps_hat, 2))
+    assert low <= min(eps_hat) and max(eps_hat) <= high, eps_hat
