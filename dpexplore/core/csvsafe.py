@@ -42,6 +42,9 @@ def escape_cell(value: Any) -> Any:
     Text that is a plain decimal number (``"-0.5"``, ``"1e-06"``, ``"-inf"``) is a number and is
     left as it is.
     """
+    kind = type(value)
+    if kind is float or kind is int:  # the common cells, without the ABC check below
+        return value
     if isinstance(value, numbers.Number) and not isinstance(value, bool) or value is None:
         return value
     text = str(value)

@@ -518,8 +518,12 @@ class ExperimentResult:
         >>> ExperimentResult.from_csv(r.to_csv()).same_numbers(r)
         True
         """
-        rows = ([name, json.dumps(_plain(x)), t, repr(float(self.values[s, i, t]))]
-                for s, name in enumerate(self.series) for i, x in enumerate(self.grid) for t in range(self.trials))
+        # Python floats (``tolist``): the writer prints str(v), which is repr(v) — the exact round trip — and a
+        # float needs no formula escaping; the grid's JSON once per grid point, not once per trial
+        values = np.asarray(self.values, dtype=float).tolist()
+        xs = [json.dumps(_plain(x)) for x in self.grid]
+        rows = ([name, xs[i], t, v]
+                for s, name in enumerate(self.series) for i in range(len(xs)) for t, v in enumerate(values[s][i]))
         return write_result_csv(self._meta(), rows, path)
 
     @classmethod
