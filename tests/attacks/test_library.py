@@ -37,6 +37,28 @@ def test_lp_recovers_95_percent_under_small_bounded_noise(n):
         assert frac >= 0.95, (n, seed, frac)
 
 
+@pytest.mark.parametrize("n, m, noise, kw", [
+    (30, 120, "bounded", {"bound": 1.0}), (40, 80, "laplace", {"epsilon": 1.0}),
+    (60, 1000, "bounded", {"bound": 3.0}), (250, 300, "bounded", {"bound": 2.0})])
+def test_lp_through_its_dual_reaches_the_primal_optimum(n, m, noise, kw):
+    """The attacker's LP is solved through its dual (simplex, or interior point above m·n = 50,000): the x it
+    returns lies in [0, 1]ⁿ and its residual ‖Ax − a‖₁ equals the optimum of the primal LP solved directly."""
+    from scipy import optimize, sparse
+
+    for seed in range(3):
+        x = D.secret_bits(n, rng=seed)
+        a = D.subset_queries(n, m, rng=100 + seed)
+        y = M.answer_queries(x, a, noise=noise, rng=200 + seed, **kw).answers
+        guess = M.reconstruct(y, a, method="lp")
+        assert np.all((guess.relaxed >= 0) & (guess.relaxed <= 1))
+        eye = sparse.identity(m, format="csr")
+        primal = optimize.linprog(np.r_[np.zeros(n), np.ones(2 * m)],
+                                  A_eq=sparse.hstack([sparse.csr_matrix(a), -eye, eye]), b_eq=y,
+                                  bounds=[(0, 1)] * n + [(0, None)] * (2 * m), method="highs-ipm")
+        assert primal.status == 0
+        assert guess.residual == pytest.approx(primal.fun, rel=1e-6, abs=1e-6)
+
+
 def test_bounded_noise_far_above_sqrt_n_defeats_the_lp():
     """Noise ≫ √n (here n/2: the decoy wins every count it can): the attack is near guessing."""
     fr = [_attack(100, "bounded", s, bound=50.0)[1] for s in range(5)]
