@@ -38,6 +38,8 @@ __all__ = [
     "MAX_STUDIES",
     "MEANS_NOISE",
     "MembershipScores",
+    "MembershipParts",
+    "membership_score_parts",
     "membership_scores",
     "noisy_means",
     "roc_at",
@@ -133,9 +135,8 @@ def membership_scores(*, n: int, d: int, studies: int = 2000, reference: int = 1
     mech = check_choice(noise, "noise", MEANS_NOISE)
     pq = check_bool(per_query, "per_query")
     g = as_generator(rng)
-    if frequencies is None:
-        p = population_frequencies(d, rng=g)
-    else:
+    p = None
+    if frequencies is not None:
         p = check_vector(frequencies, "frequencies")
         if p.size != d or np.any((p < 0) | (p > 1)):
             raise ValueError(f"frequencies must be {d} numbers in [0, 1] (one per attribute); got {p.size}")
@@ -147,20 +148,79 @@ def membership_scores(*, n: int, d: int, studies: int = 2000, reference: int = 1
         eps = check_epsilon(epsilon)
         dl = float(delta) if mech == "gaussian" else 0.0
         scale = means_noise_scale(mech, n=n, d=d, epsilon=eps, delta=delta, per_query=pq)
-    p_ref = g.binomial(big, p) / big
-    members, non = np.empty(studies), np.empty(studies)
+    parts = membership_score_parts(n=n, d=d, studies=studies, reference=big, noises=(mech,), frequencies=p, rng=g)
+    members, non = parts.scores(mech, scale)
+    return MembershipScores(members, non, mech, float(scale), eps, dl, pq, parts.frequencies)
+
+
+@dataclass(frozen=True)
+class MembershipParts:
+    """One simulation of the membership attack, split so that every noise model and scale reuses it.
+
+    The score of a release with noise e (one draw per mean) is T = ⟨y − p̂, q − p̂⟩ + ⟨y − p̂, e⟩. With
+    e = scale · e₁ for a standard draw e₁ (Laplace(0, 1) or N(0, 1)), the second term is scale · ⟨y − p̂, e₁⟩:
+    :meth:`scores` adds it to the noise-free score, so the scores at any ε are exact in law and all ε (and
+    the noise-free release) share the same people and the same standard noise (common random numbers).
+
+    Attributes
+    ----------
+    plain : tuple of two ndarrays, shape (studies,)
+        The noise-free scores (members, non-members).
+    unit : dict
+        Per noise model in ``noises``: ⟨y − p̂, e₁⟩ for the member and the non-member releases.
+    frequencies : ndarray, shape (d,)
+    """
+
+    plain: tuple[np.ndarray, np.ndarray]
+    unit: dict
+    frequencies: np.ndarray
+
+    def scores(self, noise: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """(members, non-members) scores with ``noise`` of the given scale (Laplace scale, Gaussian σ)."""
+        if noise == "none":
+            return self.plain
+        if noise not in self.unit:
+            raise ValueError(f"noise must be one of {sorted(self.unit)} for these parts; got {noise!r}")
+        return tuple(a + scale * b for a, b in zip(self.plain, self.unit[noise]))
+
+
+def membership_score_parts(*, n: int, d: int, studies: int, reference: int, noises=("laplace", "gaussian"),
+                           frequencies=None, rng: RNGLike = None) -> MembershipParts:
+    """The simulation behind :func:`membership_scores`, for several noise models and scales at once.
+
+    The people are drawn from ``rng``; each noise model's standard noise from a stream of its own (seeded
+    from ``rng`` first), so a model's parts do not depend on which other models are asked for. Arguments
+    are as in :func:`membership_scores` (validated there).
+
+    Examples
+    --------
+    >>> parts = membership_score_parts(n=100, d=200, studies=50, reference=1000, rng=0)
+    >>> m0, _ = parts.scores("none", 0.0)
+    >>> m1, _ = parts.scores("laplace", 2.0)
+    >>> m0.shape, bool(np.all(m0 != m1))
+    ((50,), True)
+    """
+    g = as_generator(rng)
+    seeds = g.integers(0, 2**63, size=len(MEANS_NOISE) - 1)
+    streams = {m: as_generator(int(s)) for m, s in zip(MEANS_NOISE[1:], seeds) if m in noises}
+    p = population_frequencies(d, rng=g) if frequencies is None else np.asarray(frequencies, dtype=float)
+    p_ref = g.binomial(reference, p) / reference
+    plain = (np.empty(studies), np.empty(studies))
+    unit = {m: (np.empty(studies), np.empty(studies)) for m in streams}
     step = max(1, _CHUNK_CELLS // d)
     for lo in range(0, studies, step):
         k = min(step, studies - lo)
         y = (g.random((k, d)) < p).astype(float)  # the target
         z = (g.random((k, d)) < p).astype(float)  # who takes the target's place when she is out
         rest = g.binomial(n - 1, np.broadcast_to(p, (k, d)))
-        q_in = noisy_means(rest + y, n, noise=mech, scale=scale, rng=g)
-        q_out = noisy_means(rest + z, n, noise=mech, scale=scale, rng=g)
         yc = y - p_ref
-        members[lo:lo + k] = np.sum(yc * (q_in - p_ref), axis=1)
-        non[lo:lo + k] = np.sum(yc * (q_out - p_ref), axis=1)
-    return MembershipScores(members, non, mech, float(scale), eps, dl, pq, p)
+        plain[0][lo:lo + k] = np.sum(yc * ((rest + y) / n - p_ref), axis=1)
+        plain[1][lo:lo + k] = np.sum(yc * ((rest + z) / n - p_ref), axis=1)
+        for m, gm in streams.items():
+            draw = gm.laplace if m == "laplace" else gm.normal
+            for i in (0, 1):
+                unit[m][i][lo:lo + k] = np.sum(yc * draw(0.0, 1.0, (k, d)), axis=1)
+    return MembershipParts(plain, unit, p)
 
 
 def roc_at(members, non_members, fprs) -> np.ndarray:
