@@ -39,6 +39,7 @@ __all__ = [
     "MEANS_NOISE",
     "MembershipScores",
     "MembershipParts",
+    "binomial_columns",
     "membership_score_parts",
     "membership_scores",
     "noisy_means",
@@ -153,6 +154,42 @@ def membership_scores(*, n: int, d: int, studies: int = 2000, reference: int = 1
     return MembershipScores(members, non, mech, float(scale), eps, dl, pq, parts.frequencies)
 
 
+#: :func:`binomial_columns` inverts tables of (trials + 1) · d CDF values up to this size, else calls numpy
+_CDF_CELLS = 5_000_000
+
+
+def binomial_columns(trials: int, p, k: int, *, rng: RNGLike = None) -> np.ndarray:
+    """k rows of independent Binomial(trials, p_j) counts, one column per p_j: a k × d int array.
+
+    Exact in law: each column inverts the Binomial(trials, p_j) CDF (the running sum of its pmf, computed in
+    logs) at uniform draws, about 10x faster than ``Generator.binomial`` with one p per cell (the page's membership
+    panel: 99 trials, 500 columns, 1000 rows). Above ``_CDF_CELLS`` table entries it is
+    ``Generator.binomial``.
+
+    Examples
+    --------
+    >>> c = binomial_columns(10, [0.0, 0.5, 1.0], 4000, rng=0)
+    >>> c[:, 0].max(), c[:, 2].min(), bool(abs(c[:, 1].mean() - 5) < 0.1)
+    (np.int64(0), np.int64(10), True)
+    """
+    from scipy import special
+
+    g = as_generator(rng)
+    p = np.asarray(p, dtype=float)
+    if (trials + 1) * p.size > _CDF_CELLS:
+        return g.binomial(trials, np.broadcast_to(p, (k, p.size)))
+    x = np.arange(trials + 1)[None, :]
+    q = p[:, None]
+    log_pmf = (special.gammaln(trials + 1) - special.gammaln(x + 1) - special.gammaln(trials - x + 1)
+               + special.xlogy(x, q) + special.xlog1py(trials - x, -q))
+    cdf = np.cumsum(np.exp(log_pmf), axis=1)
+    u = g.random((k, p.size))
+    out = np.empty((k, p.size), dtype=np.int64)
+    for j in range(p.size):  # the smallest x with CDF(x) > u; u < 1 ≤ CDF(trials) up to rounding: clip
+        out[:, j] = np.searchsorted(cdf[j], u[:, j], side="right")
+    return np.minimum(out, trials)
+
+
 @dataclass(frozen=True)
 class MembershipParts:
     """One simulation of the membership attack, split so that every noise model and scale reuses it.
@@ -212,14 +249,14 @@ def membership_score_parts(*, n: int, d: int, studies: int, reference: int, nois
         k = min(step, studies - lo)
         y = (g.random((k, d)) < p).astype(float)  # the target
         z = (g.random((k, d)) < p).astype(float)  # who takes the target's place when she is out
-        rest = g.binomial(n - 1, np.broadcast_to(p, (k, d)))
+        rest = binomial_columns(n - 1, p, k, rng=g)
         yc = y - p_ref
-        plain[0][lo:lo + k] = np.sum(yc * ((rest + y) / n - p_ref), axis=1)
-        plain[1][lo:lo + k] = np.sum(yc * ((rest + z) / n - p_ref), axis=1)
+        plain[0][lo:lo + k] = np.einsum("ij,ij->i", yc, (rest + y) / n - p_ref)
+        plain[1][lo:lo + k] = np.einsum("ij,ij->i", yc, (rest + z) / n - p_ref)
         for m, gm in streams.items():
             draw = gm.laplace if m == "laplace" else gm.normal
             for i in (0, 1):
-                unit[m][i][lo:lo + k] = np.sum(yc * draw(0.0, 1.0, (k, d)), axis=1)
+                unit[m][i][lo:lo + k] = np.einsum("ij,ij->i", yc, draw(0.0, 1.0, (k, d)))
     return MembershipParts(plain, unit, p)
 
 

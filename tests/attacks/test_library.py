@@ -271,3 +271,37 @@ def test_the_picture_attacks_the_given_secret():
         X.reconstruction_picture(40, m=160, noise="none", secret=(0, 1), rng=0)
     with pytest.raises(ValueError, match="secret must contain only 0/1"):
         X.reconstruction_picture(3, m=10, noise="none", secret=(0, 1, 3), rng=0)
+
+
+@pytest.mark.parametrize("trials", [1, 10, 99, 1999])
+def test_binomial_columns_follow_the_binomial_law(trials):
+    """The membership simulation's fast Binomial(t, p_j) sampler (CDF inversion): every column's mean within 5
+    standard errors of t·p_j, its variance within 5 standard errors of t·p_j(1 − p_j) (k = 20,000 rows; the
+    sample variance's se is about σ²·√(2/k) plus the excess-kurtosis term, bounded here by 6·σ² /√k), and the
+    values in 0 … t (p = 0 and 1 give 0 and t)."""
+    p = np.array([0.0, 0.001, 0.05, 0.3, 0.5, 0.77, 0.95, 1.0])
+    k = 20_000
+    c = MI.binomial_columns(trials, p, k, rng=3)
+    assert c.shape == (k, p.size) and c.min() >= 0 and c.max() <= trials
+    assert np.all(c[:, 0] == 0) and np.all(c[:, -1] == trials)
+    var = trials * p * (1 - p)
+    inner = var > 0
+    se_mean = np.sqrt(var[inner] / k)
+    assert np.all(np.abs(c.mean(axis=0)[inner] - trials * p[inner]) <= 5 * se_mean)
+    kurt = (1 - 6 * p[inner] * (1 - p[inner])) / var[inner]  # the binomial's excess kurtosis
+    se_var = var[inner] * np.sqrt((2 + np.maximum(kurt, 0)) / k)
+    assert np.all(np.abs(c.var(axis=0, ddof=1)[inner] - var[inner]) <= 5 * se_var)
+
+
+def test_membership_parts_give_every_epsilon_from_one_simulation():
+    """Scores at any ε are the noise-free scores plus scale × the standard noise's projection: the same
+    people for every ε, and membership_scores gives exactly those of its own noise model."""
+    parts = MI.membership_score_parts(n=50, d=40, studies=200, reference=500, noises=("laplace",), rng=7)
+    s = MI.membership_scores(n=50, d=40, studies=200, reference=500, noise="laplace", epsilon=1.0, rng=7)
+    mem, non = parts.scores("laplace", s.scale)
+    np.testing.assert_allclose(mem, s.members)
+    np.testing.assert_allclose(non, s.non_members)
+    plain = MI.membership_scores(n=50, d=40, studies=200, reference=500, rng=7)
+    np.testing.assert_allclose(parts.scores("none", 0.0)[0], plain.members)
+    with pytest.raises(ValueError, match="noise must be one of"):
+        parts.scores("gaussian", 1.0)
