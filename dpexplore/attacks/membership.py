@@ -10,7 +10,9 @@ wrongly called members) gives a true-positive rate; the curve over α is the tes
 Simulation (exact in law, O(d) per study): a study is the target (member case) or a fresh person
 (non-member case) plus n − 1 others, whose attribute sums are Binomial(n − 1, p_j). Both cases share the
 n − 1 others, so each (member, non-member) pair of releases is a pair of neighbouring data sets
-(replacement: the target swapped for someone else) — which is what the DP trade-off bound is about.
+(replacement: the target swapped for someone else) — which is what the DP trade-off bound is about. The
+noise enters the score linearly (⟨y − p̂, e⟩ with e = scale · a standard draw), so one simulation
+(:func:`membership_score_parts`) gives the scores at every noise model and ε, on the same people.
 
 Examples
 --------
