@@ -220,6 +220,11 @@ def test_experiments_shapes_and_reproducibility():
     (lambda: M.answer_queries([1, 0], [[1, 1]], noise="bounded"), ValueError, "bound must be given"),
     (lambda: M.reconstruct("abc", [[1]]), TypeError, "answers must be"),
     (lambda: MI.membership_scores(n=10, d=10**6), ValueError, "d must be"),
+    (lambda: MI.membership_score_parts(n=10, d=10, studies=10, reference=10), ValueError, "studies must be"),
+    (lambda: MI.membership_score_parts(n=10, d=10, studies=20, reference=10, noises=("rr",)), ValueError, "noises"),
+    (lambda: MI.binomial_columns(10, [0.5, 1.5], 10), ValueError, r"p must be .* \[0, 1\]"),
+    (lambda: MI.binomial_columns(10**6, [0.5], 10), ValueError, "trials must be"),
+    (lambda: MI.binomial_columns(10, [0.5] * 1000, 10_000), ValueError, "must be <="),
     (lambda: X.recovery_vs_queries(2000, ms=[2000], noise="none", trials=1000), ValueError, "must be <="),
     (lambda: AU.audit_means(n=10, d=100_000, epsilon=1.0, runs=10_000), ValueError, r"runs \* d must be"),
 ])
