@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,7 +28,8 @@ from dpexplore.core.validation import check_bool, check_cells, check_choice, che
 
 from .data import MAX_ATTRIBUTES, MAX_CELLS, MAX_PEOPLE, MAX_QUERIES, check_bits, secret_bits, subset_queries
 from .mechanisms import DP_NOISE, METHODS, NOISE_MODELS, answer_queries, reconstruct
-from .membership import MAX_REFERENCE, MAX_STUDIES, MEANS_NOISE, membership_scores, roc_at
+from .membership import MAX_REFERENCE, MAX_STUDIES, MEANS_NOISE, MembershipParts, membership_score_parts, roc_at
+from .theory import means_noise_scale
 
 __all__ = [
     "FPRS",
@@ -189,10 +192,35 @@ def reconstruction_picture(n: int, *, m: int, noise: str = "bounded", bound: flo
                           series=["secret", "guess", "relaxed"], trials=1, rng=rng, per="trial")
 
 
+#: the simulations of recent membership trials, by (n, d, studies, reference, the trial stream's state): a trial's
+#: scores at any noise model and ε are its parts' (:class:`~dpexplore.attacks.membership.MembershipParts`), so the
+#: page's noise-free and noisy curves share one simulation per trial, and a move of ε draws nothing new
+_PARTS: OrderedDict = OrderedDict()
+_PARTS_SIZE = 64
+_PARTS_LOCK = threading.Lock()
+
+
+def _trial_parts(rng, *, n, d, studies, reference) -> MembershipParts:
+    # the trial's stream is private to run_experiment (spawned, used once): its state determines the draws
+    key = (n, d, studies, reference, repr(rng.bit_generator.state))
+    with _PARTS_LOCK:
+        if key in _PARTS:
+            _PARTS.move_to_end(key)
+            return _PARTS[key]
+    parts = membership_score_parts(n=n, d=d, studies=studies, reference=reference, noises=MEANS_NOISE[1:], rng=rng)
+    with _PARTS_LOCK:
+        _PARTS[key] = parts
+        while len(_PARTS) > _PARTS_SIZE:
+            _PARTS.popitem(last=False)
+    return parts
+
+
 def _roc_trial(rng, *, n, d, studies, reference, noise, epsilon, delta, per_query, fprs):
-    s = membership_scores(n=n, d=d, studies=studies, reference=reference, noise=noise, epsilon=epsilon, delta=delta,
-                          per_query=per_query, rng=rng)
-    return roc_at(s.members, s.non_members, fprs)[None, :]
+    parts = _trial_parts(rng, n=n, d=d, studies=studies, reference=reference)
+    scale = 0.0 if noise == "none" else means_noise_scale(noise, n=n, d=d, epsilon=epsilon, delta=delta,
+                                                          per_query=per_query)
+    members, non = parts.scores(noise, scale)
+    return roc_at(members, non, fprs)[None, :]
 
 
 def membership_roc(n: int, d: int, *, noise: str = "none", epsilon: float | None = None, delta: float = 1e-5,

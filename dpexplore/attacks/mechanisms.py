@@ -255,23 +255,32 @@ class Reconstruction:
         return float(np.mean(self.bits == x))
 
 
-def _lp(a: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """argmin over x ∈ [0,1]ⁿ of ‖Ax − y‖₁, in equality form: Ax − y = u − v with u, v ≥ 0, minimise Σ(u + v).
+#: the reconstruction LP uses HiGHS's dual simplex up to this m·n, its interior point above (see _lp)
+_SIMPLEX_CELLS = 50_000
 
-    HiGHS's interior-point method on this form measured ~8x faster than the simplex on the inequality form
-    (n = 200, m = 800 with bounded noise: 0.9 s vs 6.8 s on a loaded 2-core machine), with the same answer.
+
+def _lp(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """argmin over x ∈ [0,1]ⁿ of ‖Ax − y‖₁, solved through its dual (n rows instead of m).
+
+    ‖r‖₁ = max over w ∈ [−1, 1]ᵐ of wᵀr, so min_x ‖Ax − y‖₁ = max_w (−yᵀw + Σ_j min(0, (Aᵀw)_j)): the LP
+    "minimise yᵀw − Σ t_j subject to t_j − (Aᵀw)_j ≤ 0, t ≤ 0, −1 ≤ w ≤ 1". Its n constraints' multipliers
+    are an optimal x ∈ [0,1]ⁿ of the attacker's problem (LP duality: the dual of this dual is the primal;
+    equal optimal values, checked in tests/attacks). Measured against HiGHS's interior point on the primal's
+    equality form (n + 2m columns): on this form, without presolve, the dual simplex is 2–2.5x faster up to
+    m·n ≈ 50,000 (n = 100, m = 400: 24 ms vs 51 ms with bounded noise, 7 ms vs 14 ms with Laplace) and the
+    interior point about 1.5x faster above (n = 200, m = 800: 0.13–0.20 s vs 0.27 s), with the same residual.
     """
     from scipy import optimize, sparse
 
     m, n = a.shape
-    eye = sparse.identity(m, format="csr")
-    a_eq = sparse.hstack([sparse.csr_matrix(a), -eye, eye], format="csr")
-    c = np.concatenate([np.zeros(n), np.ones(2 * m)])
-    bounds = np.array([(0.0, 1.0)] * n + [(0.0, np.inf)] * (2 * m))
-    res = optimize.linprog(c, A_eq=a_eq, b_eq=y, bounds=bounds, method="highs-ipm")
+    c = np.concatenate([y, -np.ones(n)])
+    a_ub = sparse.hstack([sparse.csr_matrix(-a.T), sparse.identity(n, format="csr")], format="csr")
+    bounds = np.concatenate([np.tile([-1.0, 1.0], (m, 1)), np.tile([-np.inf, 0.0], (n, 1))])
+    method = "highs-ds" if m * n <= _SIMPLEX_CELLS else "highs-ipm"
+    res = optimize.linprog(c, A_ub=a_ub, b_ub=np.zeros(n), bounds=bounds, method=method, options={"presolve": False})
     if res.status != 0:  # pragma: no cover - the LP is always feasible and bounded
         raise RuntimeError(f"the reconstruction LP failed: {res.message}")
-    return np.clip(res.x[:n], 0.0, 1.0)
+    return np.clip(-res.ineqlin.marginals, 0.0, 1.0)
 
 
 def reconstruct(answers, queries, *, method: str = "lp") -> Reconstruction:

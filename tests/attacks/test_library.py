@@ -37,6 +37,28 @@ def test_lp_recovers_95_percent_under_small_bounded_noise(n):
         assert frac >= 0.95, (n, seed, frac)
 
 
+@pytest.mark.parametrize("n, m, noise, kw", [
+    (30, 120, "bounded", {"bound": 1.0}), (40, 80, "laplace", {"epsilon": 1.0}),
+    (60, 1000, "bounded", {"bound": 3.0}), (250, 300, "bounded", {"bound": 2.0})])
+def test_lp_through_its_dual_reaches_the_primal_optimum(n, m, noise, kw):
+    """The attacker's LP is solved through its dual (simplex, or interior point above m·n = 50,000): the x it
+    returns lies in [0, 1]ⁿ and its residual ‖Ax − a‖₁ equals the optimum of the primal LP solved directly."""
+    from scipy import optimize, sparse
+
+    for seed in range(3):
+        x = D.secret_bits(n, rng=seed)
+        a = D.subset_queries(n, m, rng=100 + seed)
+        y = M.answer_queries(x, a, noise=noise, rng=200 + seed, **kw).answers
+        guess = M.reconstruct(y, a, method="lp")
+        assert np.all((guess.relaxed >= 0) & (guess.relaxed <= 1))
+        eye = sparse.identity(m, format="csr")
+        primal = optimize.linprog(np.r_[np.zeros(n), np.ones(2 * m)],
+                                  A_eq=sparse.hstack([sparse.csr_matrix(a), -eye, eye]), b_eq=y,
+                                  bounds=[(0, 1)] * n + [(0, None)] * (2 * m), method="highs-ipm")
+        assert primal.status == 0
+        assert guess.residual == pytest.approx(primal.fun, rel=1e-6, abs=1e-6)
+
+
 def test_bounded_noise_far_above_sqrt_n_defeats_the_lp():
     """Noise ≫ √n (here n/2: the decoy wins every count it can): the attack is near guessing."""
     fr = [_attack(100, "bounded", s, bound=50.0)[1] for s in range(5)]
@@ -198,6 +220,11 @@ def test_experiments_shapes_and_reproducibility():
     (lambda: M.answer_queries([1, 0], [[1, 1]], noise="bounded"), ValueError, "bound must be given"),
     (lambda: M.reconstruct("abc", [[1]]), TypeError, "answers must be"),
     (lambda: MI.membership_scores(n=10, d=10**6), ValueError, "d must be"),
+    (lambda: MI.membership_score_parts(n=10, d=10, studies=10, reference=10), ValueError, "studies must be"),
+    (lambda: MI.membership_score_parts(n=10, d=10, studies=20, reference=10, noises=("rr",)), ValueError, "noises"),
+    (lambda: MI.binomial_columns(10, [0.5, 1.5], 10), ValueError, r"p must be .* \[0, 1\]"),
+    (lambda: MI.binomial_columns(10**6, [0.5], 10), ValueError, "trials must be"),
+    (lambda: MI.binomial_columns(10, [0.5] * 1000, 10_000), ValueError, "must be <="),
     (lambda: X.recovery_vs_queries(2000, ms=[2000], noise="none", trials=1000), ValueError, "must be <="),
     (lambda: AU.audit_means(n=10, d=100_000, epsilon=1.0, runs=10_000), ValueError, r"runs \* d must be"),
 ])
@@ -249,3 +276,37 @@ def test_the_picture_attacks_the_given_secret():
         X.reconstruction_picture(40, m=160, noise="none", secret=(0, 1), rng=0)
     with pytest.raises(ValueError, match="secret must contain only 0/1"):
         X.reconstruction_picture(3, m=10, noise="none", secret=(0, 1, 3), rng=0)
+
+
+@pytest.mark.parametrize("trials", [1, 10, 99, 1999])
+def test_binomial_columns_follow_the_binomial_law(trials):
+    """The membership simulation's fast Binomial(t, p_j) sampler (CDF inversion): every column's mean within 5
+    standard errors of t·p_j, its variance within 5 standard errors of t·p_j(1 − p_j) (k = 20,000 rows; the
+    sample variance's se is about σ²·√(2/k) plus the excess-kurtosis term, bounded here by 6·σ² /√k), and the
+    values in 0 … t (p = 0 and 1 give 0 and t)."""
+    p = np.array([0.0, 0.001, 0.05, 0.3, 0.5, 0.77, 0.95, 1.0])
+    k = 20_000
+    c = MI.binomial_columns(trials, p, k, rng=3)
+    assert c.shape == (k, p.size) and c.min() >= 0 and c.max() <= trials
+    assert np.all(c[:, 0] == 0) and np.all(c[:, -1] == trials)
+    var = trials * p * (1 - p)
+    inner = var > 0
+    se_mean = np.sqrt(var[inner] / k)
+    assert np.all(np.abs(c.mean(axis=0)[inner] - trials * p[inner]) <= 5 * se_mean)
+    kurt = (1 - 6 * p[inner] * (1 - p[inner])) / var[inner]  # the binomial's excess kurtosis
+    se_var = var[inner] * np.sqrt((2 + np.maximum(kurt, 0)) / k)
+    assert np.all(np.abs(c.var(axis=0, ddof=1)[inner] - var[inner]) <= 5 * se_var)
+
+
+def test_membership_parts_give_every_epsilon_from_one_simulation():
+    """Scores at any ε are the noise-free scores plus scale × the standard noise's projection: the same
+    people for every ε, and membership_scores gives exactly those of its own noise model."""
+    parts = MI.membership_score_parts(n=50, d=40, studies=200, reference=500, noises=("laplace",), rng=7)
+    s = MI.membership_scores(n=50, d=40, studies=200, reference=500, noise="laplace", epsilon=1.0, rng=7)
+    mem, non = parts.scores("laplace", s.scale)
+    np.testing.assert_allclose(mem, s.members)
+    np.testing.assert_allclose(non, s.non_members)
+    plain = MI.membership_scores(n=50, d=40, studies=200, reference=500, rng=7)
+    np.testing.assert_allclose(parts.scores("none", 0.0)[0], plain.members)
+    with pytest.raises(ValueError, match="noise must be one of"):
+        parts.scores("gaussian", 1.0)
