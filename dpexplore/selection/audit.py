@@ -38,20 +38,20 @@ from dpexplore.core.audit import (
     PairAuditMixin,
     StatisticalAudit,
     audit_from_scores,
-    broken_permute_and_flip,
     exact_audit,
 )
 from dpexplore.core.permute_and_flip import permute_and_flip_probabilities as _core_pf_law
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive, check_real
 
-from .mechanisms import MAX_CANDIDATES_EXACT, noise_scale, permute_and_flip, selection_probabilities
+from .mechanisms import MAX_CANDIDATES_EXACT, noise_scale, select_many, selection_probabilities
 from .svt import (
     SVT_VARIANTS,
     SVTSpec,
     pattern_code,
     sample_patterns,
     svt_log_probability,
+    svt_log_value_density,
     svt_patterns,
     svt_spec,
 )
@@ -101,14 +101,16 @@ def _selector_law(mech: str, q: np.ndarray, eps: float, d: float) -> np.ndarray:
 
 
 def _selector_sample(mech: str, q: np.ndarray, eps: float, d: float, runs: int, g: np.random.Generator):
+    """``runs`` runs of the mechanism on q, drawn at once (:func:`~.mechanisms.select_many`)."""
     if mech == "em":
         p = _selector_law("em", q, eps, d)
         return g.choice(q.size, size=runs, p=p)
     if mech == "rnm":
         return np.argmax(q + g.laplace(0.0, noise_scale(eps, d), (runs, q.size)), axis=1)
     if mech == "pf":
-        return np.array([permute_and_flip(q, epsilon=eps, sensitivity=d, rng=g).index for _ in range(runs)])
-    return np.array([broken_permute_and_flip(q, eps, sensitivity=d, rng=g).index for _ in range(runs)])
+        return select_many("pf", q, epsilon=eps, sensitivity=d, runs=runs, rng=g)
+    # the bug of dpexplore.core.audit.broken_permute_and_flip: permute-and-flip run at 2ε (the factor 2 dropped)
+    return select_many("pf", q, epsilon=2.0 * eps, sensitivity=d, runs=runs, rng=g)
 
 
 @dataclass(frozen=True)
@@ -345,8 +347,8 @@ def _noisy_value_scores(spec, pair, runs, g0, g1):
     tables = {}
     for j in range(1, k + 1):  # pattern ⊥^(j−1) ⊤ at query j, log-likelihood ratio q'/q as a function of v
         ans = (False,) * (j - 1) + (True,)
-        tables[j] = np.array([svt_log_probability(spec, pair.neighbour, pair.threshold, ans, value=v)
-                              - svt_log_probability(spec, pair.queries, pair.threshold, ans, value=v) for v in vgrid])
+        tables[j] = (svt_log_value_density(spec, pair.neighbour, pair.threshold, ans, vgrid)
+                     - svt_log_value_density(spec, pair.queries, pair.threshold, ans, vgrid))
     none = (False,) * k
     llr_none = (svt_log_probability(spec, pair.neighbour, pair.threshold, none)
                 - svt_log_probability(spec, pair.queries, pair.threshold, none))
@@ -390,11 +392,15 @@ def audit_svt(variant: str, *, epsilon: float, c: int = 1, runs: int = 20_000, g
         lp1 = np.array([svt_log_probability(spec, ap.neighbour, ap.threshold, a) for a in pats])
         with np.errstate(invalid="ignore"):
             llr = np.clip(np.nan_to_num(lp1 - lp0, nan=0.0, posinf=50.0, neginf=-50.0), -50.0, 50.0)
-        table = {pattern_code(a): v for a, v in zip(pats, llr)}
+        codes = np.array([pattern_code(a) for a in pats])
+        order = np.argsort(codes)
         c0, _ = sample_patterns(spec, ap.queries, ap.threshold, runs, rng=g0)
         c1, _ = sample_patterns(spec, ap.neighbour, ap.threshold, runs, rng=g1)
-        s0 = np.array([table[int(x)] for x in c0])
-        s1 = np.array([table[int(x)] for x in c1])
+        # each sampled pattern's llr: look its code up among the patterns' (every output is one of them)
+        at0, at1 = (order[np.minimum(np.searchsorted(codes[order], c), codes.size - 1)] for c in (c0, c1))
+        if not (np.array_equal(codes[at0], c0) and np.array_equal(codes[at1], c1)):  # pragma: no cover - a bug
+            raise RuntimeError("sample_patterns returned a pattern svt_patterns does not list")
+        s0, s1 = llr[at0], llr[at1]
     stat = audit_from_scores(s0, s1, claimed_epsilon=spec.claimed_epsilon, threshold="tail")
     return SVTAudit(spec.variant, spec.title, spec.claimed_epsilon,
                     svt_exact_epsilon(variant, epsilon=epsilon, c=c), pair_eps, worst, stat, spec.broken, spec.c)
