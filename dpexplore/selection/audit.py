@@ -52,6 +52,7 @@ from .svt import (
     sample_patterns,
     svt_log_probability,
     svt_log_value_density,
+    svt_pattern_log_probabilities,
     svt_patterns,
     svt_spec,
 )
@@ -283,9 +284,10 @@ def svt_pair_epsilon(spec: SVTSpec, queries, neighbour, threshold: float) -> flo
         raise ValueError("svt_pair_epsilon is for the binary-output variants; use svt_pair_loss for 'noisy-value'")
     q = np.asarray(queries, dtype=float)
     worst = 0.0
-    for ans in svt_patterns(q.size, spec.c):
-        a = svt_log_probability(spec, q, threshold, ans)
-        b = svt_log_probability(spec, neighbour, threshold, ans)
+    pats = svt_patterns(q.size, spec.c)
+    lp0 = svt_pattern_log_probabilities(spec, q, threshold, pats)
+    lp1 = svt_pattern_log_probabilities(spec, neighbour, threshold, pats)
+    for a, b in zip(lp0.tolist(), lp1.tolist()):
         if a == -math.inf and b == -math.inf:
             continue
         worst = max(worst, abs(a - b) if math.isfinite(a) and math.isfinite(b) else math.inf)
@@ -388,8 +390,8 @@ def audit_svt(variant: str, *, epsilon: float, c: int = 1, runs: int = 20_000, g
         s0, s1 = _noisy_value_scores(spec, ap, runs, g0, g1)
     else:
         pats = svt_patterns(ap.queries.size, spec.c)
-        lp0 = np.array([svt_log_probability(spec, ap.queries, ap.threshold, a) for a in pats])
-        lp1 = np.array([svt_log_probability(spec, ap.neighbour, ap.threshold, a) for a in pats])
+        lp0 = svt_pattern_log_probabilities(spec, ap.queries, ap.threshold, pats)
+        lp1 = svt_pattern_log_probabilities(spec, ap.neighbour, ap.threshold, pats)
         with np.errstate(invalid="ignore"):
             llr = np.clip(np.nan_to_num(lp1 - lp0, nan=0.0, posinf=50.0, neginf=-50.0), -50.0, 50.0)
         codes = np.array([pattern_code(a) for a in pats])
