@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -38,20 +39,21 @@ from dpexplore.core.audit import (
     PairAuditMixin,
     StatisticalAudit,
     audit_from_scores,
-    broken_permute_and_flip,
     exact_audit,
 )
 from dpexplore.core.permute_and_flip import permute_and_flip_probabilities as _core_pf_law
 from dpexplore.core.random import RNGLike, as_generator
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive, check_real
 
-from .mechanisms import MAX_CANDIDATES_EXACT, noise_scale, permute_and_flip, selection_probabilities
+from .mechanisms import MAX_CANDIDATES_EXACT, noise_scale, select_many, selection_probabilities
 from .svt import (
     SVT_VARIANTS,
     SVTSpec,
     pattern_code,
     sample_patterns,
     svt_log_probability,
+    svt_log_value_density,
+    svt_pattern_log_probabilities,
     svt_patterns,
     svt_spec,
 )
@@ -101,14 +103,16 @@ def _selector_law(mech: str, q: np.ndarray, eps: float, d: float) -> np.ndarray:
 
 
 def _selector_sample(mech: str, q: np.ndarray, eps: float, d: float, runs: int, g: np.random.Generator):
+    """``runs`` runs of the mechanism on q, drawn at once (:func:`~.mechanisms.select_many`)."""
     if mech == "em":
         p = _selector_law("em", q, eps, d)
         return g.choice(q.size, size=runs, p=p)
     if mech == "rnm":
         return np.argmax(q + g.laplace(0.0, noise_scale(eps, d), (runs, q.size)), axis=1)
     if mech == "pf":
-        return np.array([permute_and_flip(q, epsilon=eps, sensitivity=d, rng=g).index for _ in range(runs)])
-    return np.array([broken_permute_and_flip(q, eps, sensitivity=d, rng=g).index for _ in range(runs)])
+        return select_many("pf", q, epsilon=eps, sensitivity=d, runs=runs, rng=g)
+    # the bug of dpexplore.core.audit.broken_permute_and_flip: permute-and-flip run at 2ε (the factor 2 dropped)
+    return select_many("pf", q, epsilon=2.0 * eps, sensitivity=d, runs=runs, rng=g)
 
 
 @dataclass(frozen=True)
@@ -281,9 +285,10 @@ def svt_pair_epsilon(spec: SVTSpec, queries, neighbour, threshold: float) -> flo
         raise ValueError("svt_pair_epsilon is for the binary-output variants; use svt_pair_loss for 'noisy-value'")
     q = np.asarray(queries, dtype=float)
     worst = 0.0
-    for ans in svt_patterns(q.size, spec.c):
-        a = svt_log_probability(spec, q, threshold, ans)
-        b = svt_log_probability(spec, neighbour, threshold, ans)
+    pats = svt_patterns(q.size, spec.c)
+    lp0 = svt_pattern_log_probabilities(spec, q, threshold, pats)
+    lp1 = svt_pattern_log_probabilities(spec, neighbour, threshold, pats)
+    for a, b in zip(lp0.tolist(), lp1.tolist()):
         if a == -math.inf and b == -math.inf:
             continue
         worst = max(worst, abs(a - b) if math.isfinite(a) and math.isfinite(b) else math.inf)
@@ -339,31 +344,59 @@ class SVTAudit(PairAuditMixin):
     c: int
 
 
-def _noisy_value_scores(spec, pair, runs, g0, g1):
+def _noisy_value_score(spec, pair, tables, codes, values):
+    """The exact llr of each sampled run of ``"noisy-value"``: from the first ⊤'s position (base-3 digit 2) and its
+    released value, the marginal law of svt_log_probability(value=), interpolated in ``tables``."""
     k = len(pair.answers)
-    vgrid = pair.threshold + np.linspace(-10.0, 5.0, 16) * spec.query_scale
-    tables = {}
-    for j in range(1, k + 1):  # pattern ⊥^(j−1) ⊤ at query j, log-likelihood ratio q'/q as a function of v
-        ans = (False,) * (j - 1) + (True,)
-        tables[j] = np.array([svt_log_probability(spec, pair.neighbour, pair.threshold, ans, value=v)
-                              - svt_log_probability(spec, pair.queries, pair.threshold, ans, value=v) for v in vgrid])
-    none = (False,) * k
-    llr_none = (svt_log_probability(spec, pair.neighbour, pair.threshold, none)
-                - svt_log_probability(spec, pair.queries, pair.threshold, none))
+    vgrid, by_first, llr_none = tables
+    digits = (codes[:, None] // 3 ** np.arange(k)[None, :]) % 3
+    first = np.where((digits == 2).any(axis=1), np.argmax(digits == 2, axis=1) + 1, 0)
+    out = np.full(codes.size, llr_none)
+    for j, tab in enumerate(by_first, start=1):
+        hit = first == j
+        out[hit] = np.interp(values[hit], vgrid, tab)
+    return out
 
-    def score(codes, values):
-        # the first ⊤'s position (base-3 digit 2) and its value: the marginal law of svt_log_probability(value=)
-        digits = (codes[:, None] // 3 ** np.arange(k)[None, :]) % 3
-        first = np.where((digits == 2).any(axis=1), np.argmax(digits == 2, axis=1) + 1, 0)
-        out = np.full(codes.size, llr_none)
-        for j, tab in tables.items():
-            hit = first == j
-            out[hit] = np.interp(values[hit], vgrid, tab)
-        return out
 
-    c0, v0 = sample_patterns(spec, pair.queries, pair.threshold, runs, rng=g0)
-    c1, v1 = sample_patterns(spec, pair.neighbour, pair.threshold, runs, rng=g1)
-    return score(c0, v0), score(c1, v1)
+def _frozen(*arrays: np.ndarray) -> None:
+    for a in arrays:
+        a.setflags(write=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _svt_exact_parts(variant: str, epsilon: float, c: int, gap: float):
+    """Everything of :func:`audit_svt` that does not depend on the runs: the spec, the worst pair and its loss, the
+    audited pair, and the exact score table (each pattern's log-likelihood ratio; for ``"noisy-value"`` the ratio
+    as a function of the released value for each position of the first ⊤). A pure function of its arguments
+    (validated by the caller), cached: a new seed, or a return to earlier settings, reuses it."""
+    spec = svt_spec(variant, epsilon=epsilon, c=c)
+    worst = svt_worst_pair(spec, gap=gap)
+    pair_eps = svt_pair_loss(spec, worst)
+    ap = svt_audit_pair(spec)
+    _frozen(worst.queries, worst.neighbour, ap.queries, ap.neighbour)
+    if spec.releases_value:
+        k = len(ap.answers)
+        vgrid = ap.threshold + np.linspace(-10.0, 5.0, 16) * spec.query_scale
+        by_first = []
+        for j in range(1, k + 1):  # pattern ⊥^(j−1) ⊤ at query j, log-likelihood ratio q'/q as a function of v
+            ans = (False,) * (j - 1) + (True,)
+            by_first.append(svt_log_value_density(spec, ap.neighbour, ap.threshold, ans, vgrid)
+                            - svt_log_value_density(spec, ap.queries, ap.threshold, ans, vgrid))
+        none = (False,) * k
+        llr_none = (svt_log_probability(spec, ap.neighbour, ap.threshold, none)
+                    - svt_log_probability(spec, ap.queries, ap.threshold, none))
+        _frozen(vgrid, *by_first)
+        return spec, worst, pair_eps, ap, (vgrid, tuple(by_first), llr_none)
+    pats = svt_patterns(ap.queries.size, spec.c)
+    lp0 = svt_pattern_log_probabilities(spec, ap.queries, ap.threshold, pats)
+    lp1 = svt_pattern_log_probabilities(spec, ap.neighbour, ap.threshold, pats)
+    with np.errstate(invalid="ignore"):
+        llr = np.clip(np.nan_to_num(lp1 - lp0, nan=0.0, posinf=50.0, neginf=-50.0), -50.0, 50.0)
+    codes = np.array([pattern_code(a) for a in pats])
+    order = np.argsort(codes)
+    codes, llr = codes[order], llr[order]  # sorted by code, for the look-up of the sampled patterns
+    _frozen(codes, llr)
+    return spec, worst, pair_eps, ap, (codes, llr)
 
 
 def audit_svt(variant: str, *, epsilon: float, c: int = 1, runs: int = 20_000, gap: float = 60.0,
@@ -378,23 +411,20 @@ def audit_svt(variant: str, *, epsilon: float, c: int = 1, runs: int = 20_000, g
     """
     spec = svt_spec(variant, epsilon=epsilon, c=c)
     runs = check_int(runs, "runs", low=20, high=MAX_AUDIT_RUNS)
-    worst = svt_worst_pair(spec, gap=gap)
-    pair_eps = svt_pair_loss(spec, worst)
-    ap = svt_audit_pair(spec)
+    gap = check_real(gap, "gap", low=0.0, low_open=True, high=1e6)
+    spec, worst, pair_eps, ap, table = _svt_exact_parts(spec.variant, spec.claimed_epsilon, spec.c, gap)
     g0, g1 = as_generator(rng).spawn(2)
+    c0, v0 = sample_patterns(spec, ap.queries, ap.threshold, runs, rng=g0)
+    c1, v1 = sample_patterns(spec, ap.neighbour, ap.threshold, runs, rng=g1)
     if spec.releases_value:
-        s0, s1 = _noisy_value_scores(spec, ap, runs, g0, g1)
+        s0, s1 = (_noisy_value_score(spec, ap, table, cc, vv) for cc, vv in ((c0, v0), (c1, v1)))
     else:
-        pats = svt_patterns(ap.queries.size, spec.c)
-        lp0 = np.array([svt_log_probability(spec, ap.queries, ap.threshold, a) for a in pats])
-        lp1 = np.array([svt_log_probability(spec, ap.neighbour, ap.threshold, a) for a in pats])
-        with np.errstate(invalid="ignore"):
-            llr = np.clip(np.nan_to_num(lp1 - lp0, nan=0.0, posinf=50.0, neginf=-50.0), -50.0, 50.0)
-        table = {pattern_code(a): v for a, v in zip(pats, llr)}
-        c0, _ = sample_patterns(spec, ap.queries, ap.threshold, runs, rng=g0)
-        c1, _ = sample_patterns(spec, ap.neighbour, ap.threshold, runs, rng=g1)
-        s0 = np.array([table[int(x)] for x in c0])
-        s1 = np.array([table[int(x)] for x in c1])
+        codes, llr = table
+        # each sampled pattern's llr: look its code up among the patterns' (every output is one of them)
+        at0, at1 = (np.minimum(np.searchsorted(codes, cc), codes.size - 1) for cc in (c0, c1))
+        if not (np.array_equal(codes[at0], c0) and np.array_equal(codes[at1], c1)):  # pragma: no cover - a bug
+            raise RuntimeError("sample_patterns returned a pattern svt_patterns does not list")
+        s0, s1 = llr[at0], llr[at1]
     stat = audit_from_scores(s0, s1, claimed_epsilon=spec.claimed_epsilon, threshold="tail")
     return SVTAudit(spec.variant, spec.title, spec.claimed_epsilon,
                     svt_exact_epsilon(variant, epsilon=epsilon, c=c), pair_eps, worst, stat, spec.broken, spec.c)

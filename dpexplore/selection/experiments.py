@@ -28,7 +28,7 @@ from dpexplore.core.random import RNGLike
 from dpexplore.core.validation import check_choice, check_epsilon, check_int, check_positive, check_real
 
 from .audit import AUDITED_SELECTORS, audit_selection, audit_svt
-from .mechanisms import MAX_CANDIDATES_EXACT, select, selection_probabilities
+from .mechanisms import MAX_CANDIDATES_EXACT, _draw_scaled, noise_scale, select_many, selection_probabilities
 from .svt import MAX_POSITIVES, SVT_VARIANTS, svt_spec, svt_variant
 from .theory import em_loss_bound
 
@@ -83,8 +83,8 @@ def _law_trial(rng, *, q, eps, sens, runs):
     kids = rng.spawn(len(PAGE_MECHANISMS))
     exact = [selection_probabilities(m, q, epsilon=eps, sensitivity=sens) for m in PAGE_MECHANISMS]
     sampled = []
-    for m, g in zip(PAGE_MECHANISMS, kids):
-        idx = [select(m, q, epsilon=eps, sensitivity=sens, rng=g).index for _ in range(runs)]
+    for m, g in zip(PAGE_MECHANISMS, kids):  # ``runs`` runs of the mechanism, drawn at once
+        idx = select_many(m, q, epsilon=eps, sensitivity=sens, runs=runs, rng=g)
         sampled.append(np.bincount(idx, minlength=q.size) / runs)
     return np.array(exact + sampled)
 
@@ -111,10 +111,10 @@ def output_law(*, k: int = 5, gap: float = 3.0, epsilon: float = 1.0, sensitivit
                           trials=1, rng=rng, per="trial", value_range=(0.0, 1.0))
 
 
-def _loss_trial(eps, rng, *, q, sens):
-    kids = rng.spawn(len(PAGE_MECHANISMS))
-    return [float(q.max() - q[select(m, q, epsilon=eps, sensitivity=sens, rng=g).index])
-            for m, g in zip(PAGE_MECHANISMS, kids)]
+def _loss_trial(rng, *, q, scaled):
+    # one run of each mechanism at every ε of the grid (rows of ``scaled`` = q / (2Δ/ε)), drawn at once with
+    # select_many's samplers (validated once by the caller): shape (series, grid)
+    return np.array([q.max() - q[_draw_scaled(m, scaled, rng)] for m in PAGE_MECHANISMS])
 
 
 def loss_vs_epsilon(*, k: int = 5, gap: float = 3.0, sensitivity: float = 1.0, epsilons: Sequence[float] = EPSILONS,
@@ -135,14 +135,14 @@ def loss_vs_epsilon(*, k: int = 5, gap: float = 3.0, sensitivity: float = 1.0, e
     eps = check_grid(epsilons, "epsilons", low=0.0, low_open=True)
     trials = check_trials(trials, MAX_TRIALS)
     params = dict(k=int(k), gap=float(gap), sensitivity=sens, epsilons=list(eps), trials=trials)
-    trial = functools.partial(_loss_trial, q=q, sens=sens)
+    scaled = q[None, :] / np.array([noise_scale(e, sens) for e in eps])[:, None]
+    trial = functools.partial(_loss_trial, q=q, scaled=scaled)
     return run_experiment(loss_vs_epsilon, params, trial, axis="epsilon", grid=eps, series=PAGE_MECHANISMS,
-                          trials=trials, rng=rng, n_jobs=n_jobs)
+                          trials=trials, rng=rng, n_jobs=n_jobs, per="trial")
 
 
 def _tail_trial(rng, *, q, eps, sens, runs, ts):
-    idx = [select("em", q, epsilon=eps, sensitivity=sens, rng=rng).index for _ in range(runs)]
-    loss = q.max() - q[np.array(idx)]
+    loss = q.max() - q[select_many("em", q, epsilon=eps, sensitivity=sens, runs=runs, rng=rng)]
     bounds = [em_loss_bound(q.size, epsilon=eps, t=t, sensitivity=sens) for t in ts]
     return np.array([[float(np.mean(loss >= b)) for b in bounds], [math.exp(-t) for t in ts]])
 

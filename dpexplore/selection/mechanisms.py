@@ -36,7 +36,7 @@ import numpy as np
 from dpexplore.core.permute_and_flip import permute_and_flip as _core_pf
 from dpexplore.core.permute_and_flip import permute_and_flip_probabilities as _core_pf_law
 from dpexplore.core.random import RNGLike, as_generator
-from dpexplore.core.validation import check_array, check_bool, check_choice, check_epsilon, check_positive
+from dpexplore.core.validation import check_array, check_bool, check_choice, check_epsilon, check_int, check_positive
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -371,3 +371,78 @@ def select(mechanism: str, scores, *, epsilon: float, sensitivity: float = 1.0, 
         return permute_and_flip(scores, **kw)
     noise = {"rnm": "laplace", "rnm-gumbel": "gumbel", "rnm-exponential": "exponential"}[mech]
     return report_noisy_max(scores, noise=noise, **kw)
+
+
+#: the most values (rows × candidates) one call of :func:`select_many` draws noise for
+MAX_DRAW_VALUES = 20_000_000
+__all__ += ["MAX_DRAW_VALUES", "select_many"]
+
+
+def _draw_scaled(mech: str, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """One selection per row of ``x`` (shape (R, K); x = scores / b with b the noise scale 2Δ/ε, or Δ/ε monotone).
+
+    Each row runs the same algorithm as the one-at-a-time function, all rows at once: the exponential
+    mechanism by inverse CDF on its weights exp(x − max x) (:func:`exponential_mechanism`); report noisy max
+    as argmax(x + Z), Z of scale 1 (:func:`report_noisy_max`: argmax(q + bZ) is the same argmax); permute-and-flip
+    as a uniform random order (argsort of uniforms) and one coin per candidate with heads probability
+    exp(x − max x), the first heads in that order (:func:`dpexplore.core.permute_and_flip.permute_and_flip`).
+    """
+    rows, k = x.shape
+    if mech == "em":
+        cum = np.cumsum(np.exp(x - x.max(axis=1, keepdims=True)), axis=1)
+        u = gen.random(rows) * cum[:, -1]
+        return np.minimum((cum <= u[:, None]).sum(axis=1), k - 1)  # = searchsorted(cum, u, side="right")
+    if mech == "pf":
+        accept = np.exp(x - x.max(axis=1, keepdims=True))  # the maximiser's coin is sure (p = 1)
+        order = np.argsort(gen.random((rows, k)), axis=1)  # a uniform random order per row
+        heads = gen.random((rows, k)) < np.take_along_axis(accept, order, axis=1)
+        return order[np.arange(rows), np.argmax(heads, axis=1)]
+    noise = {"rnm": "laplace", "rnm-gumbel": "gumbel", "rnm-exponential": "exponential"}[mech]
+    return np.argmax(x + _rnm_noise(gen, noise, 1.0, (rows, k)), axis=1)
+
+
+def select_many(mechanism: str, scores, *, epsilon, sensitivity: float = 1.0, monotone: bool = False,
+                runs: int = 1, rng: RNGLike = None) -> np.ndarray:
+    """``runs`` independent selections by one mechanism (see :data:`SELECTORS`), drawn at once.
+
+    The same algorithms as :func:`select` (each run is one run of the mechanism; see ``_draw_scaled``), for
+    Monte-Carlo panels and audits: thousands of runs cost a few array operations instead of a Python call each.
+
+    Parameters
+    ----------
+    mechanism : str
+    scores : array_like, shape (K,)
+    epsilon : float or sequence of float
+        One ε, or several: then ``runs`` selections at each.
+    sensitivity : float
+    monotone : bool
+    runs : int
+        Selections per ε, at most ``MAX_DRAW_VALUES // K`` in all.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    ndarray of int
+        Shape (runs,) for one ε, (len(epsilon), runs) for several: the selected indices.
+
+    Examples
+    --------
+    >>> select_many("pf", [0.0, 100.0], epsilon=1.0, runs=4, rng=0).tolist()
+    [1, 1, 1, 1]
+    >>> select_many("em", [0.0, 100.0], epsilon=[1.0, 2.0], runs=2, rng=0).shape
+    (2, 2)
+    """
+    mech = check_choice(mechanism, "mechanism", SELECTORS)
+    q = check_scores(scores)
+    one = np.ndim(epsilon) == 0
+    eps_list = [epsilon] if one else list(epsilon)
+    if not 1 <= len(eps_list) <= 64:
+        raise ValueError(f"epsilon must be a number or a sequence of 1 to 64 numbers; got {len(eps_list)}")
+    runs = check_int(runs, "runs", low=1, high=MAX_DRAW_VALUES)
+    if len(eps_list) * runs * q.size > MAX_DRAW_VALUES:
+        raise ValueError(f"len(epsilon) * runs * K must be <= {MAX_DRAW_VALUES:,}; got {len(eps_list)} * {runs} * "
+                         f"{q.size}")
+    b = np.array([noise_scale(e, sensitivity, monotone=monotone) for e in eps_list])
+    x = np.broadcast_to(q[None, None, :] / b[:, None, None], (b.size, runs, q.size)).reshape(-1, q.size)
+    out = _draw_scaled(mech, x, as_generator(rng)).reshape(b.size, runs)
+    return out[0] if one else out

@@ -361,7 +361,8 @@ def decode_pattern(code: int) -> tuple:
     return tuple(out)
 
 
-__all__ += ["decode_pattern", "pattern_code", "svt_patterns"]
+__all__ += ["decode_pattern", "pattern_code", "svt_log_value_density", "svt_pattern_log_probabilities",
+            "svt_patterns"]
 
 
 def svt_patterns(m: int, c: int) -> list[tuple]:
@@ -397,13 +398,9 @@ def _log_cdf(x: np.ndarray, b: float) -> np.ndarray:
         return np.where(x < 0, x / b - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(x) / b)))
 
 
-def _log_integral(logfun, kinks: np.ndarray, scale_min: float, scale_max: float, upper: float = math.inf,
-                  max_pieces: int = 20_000) -> float:
-    """log ∫_{−∞}^{upper} exp(logfun(w)) dw for a log-integrand smooth between ``kinks``, decaying
-    exponentially (rate ≥ 1/scale_max) outside them. Gauss–Legendre (48 nodes) on pieces of width ≤ 2·scale_min
-    between the kinks (on each piece the integrand is a product of exponentials and of 1 − ½e^(−x/b), entire and
-    varying by at most a factor e^(2·#factors) across it: the rule's error is far below double rounding), over
-    kinks ± 80·scale_max (the integrand beyond is below e^(−80) of its value at the edge)."""
+def _quadrature_nodes(kinks: np.ndarray, scale_min: float, scale_max: float, upper: float = math.inf,
+                      max_pieces: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes and log weights of :func:`_log_integral` (see there)."""
     lo = float(kinks.min()) - 80.0 * scale_max
     hi = min(float(kinks.max()) + 80.0 * scale_max, upper)
     if hi <= lo:
@@ -418,12 +415,61 @@ def _log_integral(logfun, kinks: np.ndarray, scale_min: float, scale_max: float,
     mids = 0.5 * (edges[:-1] + edges[1:])
     xs = (mids[:, None] + half[:, None] * _GL_N).ravel()
     lw = np.log((half[:, None] * _GL_W).ravel())
+    return xs, lw
+
+
+def _log_integral(logfun, kinks: np.ndarray, scale_min: float, scale_max: float, upper: float = math.inf,
+                  max_pieces: int = 20_000) -> float:
+    """log ∫_{−∞}^{upper} exp(logfun(w)) dw for a log-integrand smooth between ``kinks``, decaying
+    exponentially (rate ≥ 1/scale_max) outside them. Gauss–Legendre (48 nodes) on pieces of width ≤ 2·scale_min
+    between the kinks (on each piece the integrand is a product of exponentials and of 1 − ½e^(−x/b), entire and
+    varying by at most a factor e^(2·#factors) across it: the rule's error is far below double rounding), over
+    kinks ± 80·scale_max (the integrand beyond is below e^(−80) of its value at the edge)."""
+    xs, lw = _quadrature_nodes(kinks, scale_min, scale_max, upper, max_pieces)
     vals = logfun(xs) + lw
     top = np.max(vals)
     if not np.isfinite(top):
         return -math.inf
     return float(top + math.log(np.sum(np.exp(vals - top))))
 
+
+
+def _log_integral_upto(logfun, kinks: np.ndarray, scale_min: float, scale_max: float, uppers: np.ndarray,
+                       max_pieces: int = 20_000) -> np.ndarray:
+    """:func:`_log_integral` for many upper limits at once: log ∫_{−∞}^{u} exp(logfun(w)) dw for each u.
+
+    One quadrature: the pieces of :func:`_log_integral` (same rule, same widths ≤ 2·scale_min, from
+    kinks.min() − 80·scale_max) with every u a further piece edge, their masses summed cumulatively in log space.
+    An upper limit at or below that start is left to :func:`_log_integral` (its own lower end).
+    """
+    uppers = np.asarray(uppers, dtype=float)
+    out = np.full(uppers.shape, -math.inf)
+    lo = float(kinks.min()) - 80.0 * scale_max
+    cap = float(kinks.max()) + 80.0 * scale_max
+    ends = np.minimum(uppers, cap)
+    inside = ends > lo
+    for i in np.flatnonzero(~inside):
+        out[i] = _log_integral(logfun, kinks, scale_min, scale_max, upper=float(uppers[i]), max_pieces=max_pieces)
+    if not inside.any():
+        return out
+    hi = float(ends[inside].max())
+    pts = np.unique(np.concatenate([[lo, hi], kinks[(kinks > lo) & (kinks < hi)], ends[inside]]))
+    widths = np.diff(pts)
+    npieces = np.maximum(1, np.ceil(widths / (2.0 * scale_min)).astype(int))
+    if npieces.sum() > max_pieces:
+        npieces = np.maximum(1, np.ceil(npieces * max_pieces / npieces.sum()).astype(int))
+    edges = np.concatenate([np.linspace(a, b, n + 1)[:-1] for a, b, n in zip(pts[:-1], pts[1:], npieces)] + [[hi]])
+    half = 0.5 * np.diff(edges)
+    mids = 0.5 * (edges[:-1] + edges[1:])
+    xs = (mids[:, None] + half[:, None] * _GL_N).ravel()
+    vals = (logfun(xs) + np.log((half[:, None] * _GL_W).ravel())).reshape(mids.size, _GL_N.size)
+    top = np.max(vals, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        piece = np.where(np.isfinite(top), top + np.log(np.sum(np.exp(vals - top[:, None]), axis=1)), -math.inf)
+        cum = np.logaddexp.accumulate(piece)  # cum[j]: log ∫ from lo to edges[j + 1]
+    j = np.searchsorted(edges, ends[inside]) - 1  # every end is an edge (exactly: a point of pts)
+    out[inside] = cum[j]
+    return out
 
 def svt_log_probability(spec: SVTSpec, queries, threshold: float, answers: Sequence[bool], *,
                         value: float | None = None) -> float:
@@ -486,33 +532,148 @@ def svt_log_probability(spec: SVTSpec, queries, threshold: float, answers: Seque
             cdf = lambda t: _diff_cdf(t, br, bn)  # noqa: E731
         p = cdf(hi) - cdf(lo)
         return math.log(p) if p > 0 else -math.inf
-    rounds = [ans]
-    if spec.redraw_threshold:  # split after each ⊤: each round has its own threshold noise
-        rounds, cur = [], []
-        for a in ans:
-            cur.append(a)
-            if a:
-                rounds.append(tuple(cur))
-                cur = []
-        if cur:
-            rounds.append(tuple(cur))
+    rounds = _rounds(ans) if spec.redraw_threshold else [ans]  # re-drawn after each ⊤: a threshold per round
     total, start = 0.0, 0
     for rnd in rounds:
-        xs = x[start : start + len(rnd)]
-        tops = np.array(rnd)
+        total += _round_log_integral(br, bn, x[start : start + len(rnd)], rnd)
         start += len(rnd)
-
-        def logfun(z, xs=xs, tops=tops):
-            out = -np.abs(z) / br - math.log(2 * br)
-            for xi, t in zip(xs, tops):
-                # ⊥: ν < ρ + x  → F_ν(z + x);  ⊤: 1 − F_ν(z + x) = F_ν(−z − x)
-                out = out + (_log_cdf(-(z + xi), bn) if t else _log_cdf(z + xi, bn))
-            return out
-
-        total += _log_integral(logfun, np.concatenate([[0.0], -xs]), min(br, bn), max(br, bn))
     del top
     return total
 
+
+def _round_log_integral(br: float, bn: float, xs: np.ndarray, tops: Sequence[bool]) -> float:
+    """log P(answers ``tops`` to the queries x = T − q of one threshold draw ρ ~ Lap(br)), query noise Lap(bn)."""
+
+    def logfun(z):
+        out = -np.abs(z) / br - math.log(2 * br)
+        for xi, t in zip(xs, tops):
+            # ⊥: ν < ρ + x  → F_ν(z + x);  ⊤: 1 − F_ν(z + x) = F_ν(−z − x)
+            out = out + (_log_cdf(-(z + xi), bn) if t else _log_cdf(z + xi, bn))
+        return out
+
+    return _log_integral(logfun, np.concatenate([[0.0], -xs]), min(br, bn), max(br, bn))
+
+
+def _rounds(ans: tuple) -> list[tuple]:
+    """A pattern split after each ⊤ (one threshold draw per round: ``"dwork-roth"``)."""
+    rounds, cur = [], []
+    for a in ans:
+        cur.append(a)
+        if a:
+            rounds.append(tuple(cur))
+            cur = []
+    if cur:
+        rounds.append(tuple(cur))
+    return rounds
+
+
+def svt_pattern_log_probabilities(spec: SVTSpec, queries, threshold: float, patterns: Sequence[Sequence[bool]]
+                                  ) -> np.ndarray:
+    """:func:`svt_log_probability` of every pattern of ``patterns`` (binary-output variants), computed together.
+
+    The threshold re-drawn after each ⊤ (``"dwork-roth"``): each distinct round (where it starts, its answers) is
+    integrated once, as :func:`svt_log_probability` does, and shared by the patterns that contain it. One threshold
+    draw with query noise: one quadrature grid over every query's kink, and the log-integrand of each pattern
+    built along the tree of patterns (a prefix's integrand extended by one ⊥ or ⊤ factor); equal to the
+    one-at-a-time results up to the quadrature's rounding (the grid has every kink). No query noise or shared query
+    noise: one at a time (closed forms).
+
+    Examples
+    --------
+    >>> s = svt_spec("lyu", epsilon=1.0, c=2)
+    >>> pats = svt_patterns(3, 2)
+    >>> a = svt_pattern_log_probabilities(s, [0.0, 1.0, 2.0], 0.5, pats)
+    >>> b = [svt_log_probability(s, [0.0, 1.0, 2.0], 0.5, p) for p in pats]
+    >>> bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
+    True
+    """
+    q = _check_queries(queries, max_size=MAX_QUERIES_EXACT)
+    thr = check_real(threshold, "threshold")
+    pats = [tuple(bool(a) for a in p) for p in patterns]
+    if not 1 <= len(pats) <= 1_000_000:
+        raise ValueError(f"patterns must hold 1 to 1000000 patterns; got {len(pats)}")
+    if spec.releases_value:
+        raise ValueError("svt_pattern_log_probabilities is for the binary-output variants (not 'noisy-value')")
+    for ans in pats:  # the checks of svt_log_probability, before any work
+        if not ans or len(ans) > q.size or sum(ans) > spec.c or (sum(ans) < spec.c and len(ans) < q.size) \
+                or (sum(ans) == spec.c and not ans[-1]):
+            raise ValueError("each pattern must be one the variant can output on these queries (see svt_patterns); "
+                             f"got {ans!r}")
+    br, bn = spec.threshold_scale, spec.query_scale
+    if bn == 0.0 or spec.shared_query_noise:
+        return np.array([svt_log_probability(spec, q, thr, a) for a in pats])
+    x = thr - q
+    if spec.redraw_threshold:
+        memo: dict[tuple, float] = {}
+        out = []
+        for ans in pats:
+            total, start = 0.0, 0
+            for rnd in _rounds(ans):
+                key = (start, rnd)
+                if key not in memo:
+                    memo[key] = _round_log_integral(br, bn, x[start : start + len(rnd)], rnd)
+                total += memo[key]
+                start += len(rnd)
+            out.append(total)
+        return np.array(out)
+    m = max(len(a) for a in pats)
+    z, lw = _quadrature_nodes(np.concatenate([[0.0], -x[:m]]), min(br, bn), max(br, bn))
+    base = -np.abs(z) / br - math.log(2 * br) + lw
+    factors = {False: [_log_cdf(z + xi, bn) for xi in x[:m]], True: [_log_cdf(-(z + xi), bn) for xi in x[:m]]}
+    wanted = {}
+    for i, ans in enumerate(pats):
+        wanted.setdefault(ans, []).append(i)
+    out = np.empty(len(pats))
+
+    def walk(prefix: tuple, vals: np.ndarray) -> None:  # depth first along the prefixes of the wanted patterns
+        if prefix in wanted:
+            top = np.max(vals)
+            out[wanted[prefix]] = top + math.log(np.sum(np.exp(vals - top))) if np.isfinite(top) else -math.inf
+        for a in (False, True):
+            nxt = prefix + (a,)
+            if nxt in prefixes:
+                walk(nxt, vals + factors[a][len(prefix)])
+
+    prefixes = {ans[:j] for ans in pats for j in range(1, len(ans) + 1)}
+    walk((), base)
+    return out
+
+
+
+def svt_log_value_density(spec: SVTSpec, queries, threshold: float, answers: Sequence[bool], values) -> np.ndarray:
+    """:func:`svt_log_probability` with ``value=v`` for every v of ``values`` at once (``"noisy-value"`` only).
+
+    The integrand does not depend on v, only the upper limit v − T and the factor of the released value's density:
+    one quadrature gives every v (:func:`_log_integral_upto`). Equal to the one-at-a-time results up to the
+    quadrature's rounding.
+
+    Examples
+    --------
+    >>> s = svt_spec("noisy-value", epsilon=1.0)
+    >>> a = svt_log_value_density(s, [0.0, 0.0], 0.0, (False, True), [-1.0, 2.0])
+    >>> b = [svt_log_probability(s, [0.0, 0.0], 0.0, (False, True), value=v) for v in (-1.0, 2.0)]
+    >>> bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
+    True
+    """
+    q = _check_queries(queries, max_size=MAX_QUERIES_EXACT)
+    thr = check_real(threshold, "threshold")
+    ans = tuple(bool(a) for a in answers)
+    if not spec.releases_value or not ans or len(ans) > q.size or sum(ans) != 1 or not ans[-1]:
+        raise ValueError("svt_log_value_density is for the 'noisy-value' variant with one ⊤, the last answer, and "
+                         f"1 … len(queries) = {q.size} answers")
+    v = check_array(values, "values", ndim=1, min_size=1, max_size=10_000, kind="a 1-d array of numbers")
+    br, bn = spec.threshold_scale, spec.query_scale
+    x = thr - q[: len(ans)]
+    log_nu = -np.abs(v - q[len(ans) - 1]) / bn - math.log(2 * bn)
+
+    def logfun(z):
+        out = -np.abs(z) / br - math.log(2 * br)
+        for xi in x[:-1]:
+            out = out + _log_cdf(z + xi, bn)
+        return out
+
+    kinks = np.concatenate([[0.0], -x[:-1]])
+    return log_nu + _log_integral_upto(logfun, kinks, min(br, bn), max(br, bn), v - thr)
 
 def _diff_cdf(t: float, br: float, bn: float) -> float:
     """P(ρ − ν ≤ t), ρ ~ Lap(br), ν ~ Lap(bn) independent: ∫ f_ν(n) F_ρ(t + n) dn."""

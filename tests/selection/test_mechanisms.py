@@ -153,3 +153,45 @@ def test_monotone_variants_are_epsilon_dp_on_monotone_neighbours(mech):
             b = M.selection_probabilities(mech, q + np.array(shift), epsilon=1.0, monotone=True)
             worst = max(worst, float(np.max(np.abs(np.log(a) - np.log(b)))))
     assert 0.9 < worst <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("monotone", [False, True])
+@pytest.mark.parametrize("mech", M.SELECTORS)
+def test_select_many_draws_the_exact_law(mech, monotone):
+    """The vectorised runs (the panels' and audits' sampler) follow the mechanism's exact law: χ² at α = 10⁻³ on
+    20 000 runs, at two ε drawn in one call (fixed seed)."""
+    q = np.array([2.0, 1.0, 0.0, 1.5, -0.5])
+    idx = M.select_many(mech, q, epsilon=[0.7, 2.0], sensitivity=1.5, monotone=monotone, runs=20_000, rng=5)
+    assert idx.shape == (2, 20_000)
+    for row, eps in zip(idx, (0.7, 2.0)):
+        p = M.selection_probabilities(mech, q, epsilon=eps, sensitivity=1.5, monotone=monotone)
+        ok, stat = chi2_ok(np.bincount(row, minlength=q.size), p)
+        assert ok, (mech, monotone, eps, stat)
+
+
+def test_select_many_at_twice_epsilon_is_the_broken_permute_and_flip_law():
+    """The audit's broken variant (permute-and-flip with the factor 2 dropped) drawn as permute-and-flip at 2ε."""
+    from dpexplore.core.audit import broken_permute_and_flip
+
+    q = np.array([1.0, -1.0, -1.0, -1.0])
+    g = np.random.default_rng(3)
+    one_by_one = np.bincount([broken_permute_and_flip(q, 1.0, rng=g).index for _ in range(4000)], minlength=4)
+    ok, stat = chi2_ok(one_by_one, core_pf_law(q, 2.0))
+    assert ok, stat
+    ok, stat = chi2_ok(np.bincount(M.select_many("pf", q, epsilon=2.0, runs=20_000, rng=4), minlength=4),
+                       core_pf_law(q, 2.0))
+    assert ok, stat
+
+
+def test_select_many_inputs_and_limits():
+    assert M.select_many("em", [0.0, 100.0], epsilon=1.0, runs=3, rng=0).tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="mechanism"):
+        M.select_many("nope", [0.0, 1.0], epsilon=1.0)
+    with pytest.raises(ValueError, match="runs"):
+        M.select_many("pf", [0.0, 1.0], epsilon=1.0, runs=0)
+    with pytest.raises(ValueError, match="MAX_DRAW_VALUES|<= 20,000,000"):
+        M.select_many("pf", np.zeros(100), epsilon=[1.0, 2.0], runs=M.MAX_DRAW_VALUES // 100)
+    with pytest.raises(ValueError, match="epsilon"):
+        M.select_many("pf", [0.0, 1.0], epsilon=[])
+    with pytest.raises(ValueError, match="epsilon"):
+        M.select_many("pf", [0.0, 1.0], epsilon=-1.0)

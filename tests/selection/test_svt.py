@@ -149,3 +149,41 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="at most"):
         S.sample_patterns(S.svt_spec("lyu", epsilon=1.0), np.zeros(S.MAX_QUERIES_EXACT + 1), 0.0, 10)
     assert S.MAX_QUERIES >= S.MAX_QUERIES_EXACT and S.MAX_POSITIVES >= 1
+
+
+@pytest.mark.parametrize("c", [1, 2, 3])
+@pytest.mark.parametrize("variant", [v for v in S.SVT_VARIANTS if v != "noisy-value"])
+def test_all_patterns_at_once_equal_one_at_a_time(variant, c):
+    """svt_pattern_log_probabilities (the audit's table) equals svt_log_probability pattern by pattern."""
+    spec = S.svt_spec(variant, epsilon=0.8, c=c)
+    for q in (np.array(Q), np.random.default_rng(c).normal(0.0, 3.0, 6), A.svt_audit_pair(spec).neighbour):
+        pats = S.svt_patterns(q.size, c)
+        many = S.svt_pattern_log_probabilities(spec, q, 0.25, pats)
+        one = np.array([S.svt_log_probability(spec, q, 0.25, a) for a in pats])
+        assert np.array_equal(np.isfinite(many), np.isfinite(one))
+        fin = np.isfinite(one)
+        assert np.allclose(many[fin], one[fin], rtol=TOL, atol=TOL), (variant, c)
+    with pytest.raises(ValueError, match="pattern"):
+        S.svt_pattern_log_probabilities(spec, Q, 0.0, [(True,) * (c + 1)])
+
+
+def test_value_densities_at_once_equal_one_at_a_time():
+    spec = S.svt_spec("noisy-value", epsilon=1.3, c=2)
+    pair = A.svt_audit_pair(spec)
+    v = np.linspace(-30.0, 10.0, 9)
+    for j in (1, 4, len(pair.answers)):
+        ans = (False,) * (j - 1) + (True,)
+        many = S.svt_log_value_density(spec, pair.neighbour, pair.threshold, ans, v)
+        one = [S.svt_log_probability(spec, pair.neighbour, pair.threshold, ans, value=x) for x in v]
+        assert np.allclose(many, one, rtol=TOL, atol=TOL)
+    with pytest.raises(ValueError, match="noisy-value"):
+        S.svt_log_value_density(S.svt_spec("lyu", epsilon=1.0), [0.0], 0.0, (True,), [0.0])
+
+
+def test_audit_svt_reuses_its_exact_parts_and_is_reproducible():
+    a = A.audit_svt("lyu", epsilon=0.9, c=2, runs=2000, rng=11)
+    b = A.audit_svt("lyu", epsilon=0.9, c=2, runs=2000, rng=11)
+    assert a.epsilon_lower == b.epsilon_lower and a.pair_epsilon == b.pair_epsilon
+    assert a.pair.queries is b.pair.queries  # the cached worst pair, read-only
+    with pytest.raises(ValueError):
+        a.pair.queries[0] = 1.0
