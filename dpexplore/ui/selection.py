@@ -36,6 +36,8 @@ STREAM_TRIALS = 200
 STREAM_N = 30
 THRESHOLD = 45.0
 SVT_AUDIT_RUNS = 20_000
+#: the c slider's maximum: the audit's worst pair for the Dwork–Roth SVT has 8·c queries, exact up to 60
+MAX_C = 7
 SEL_AUDIT_RUNS = 2000
 SVT_NAMES = {"dwork-roth": "SVT<br>Dwork–Roth", "lyu": "SVT<br>Lyu et al.", "no-query-noise":
              "BROKEN SVT<br>no query<br>noise", "shared-query-noise": "BROKEN SVT<br>query noise<br>not re-drawn",
@@ -198,7 +200,9 @@ class SelectionDashboard(Dashboard):
         Control("k", "number of candidates K", "int", 5, 2, 30),
         Control("gap", "favourite's lead (votes)", "float", 3.0, 0.0, 30.0, step=0.5),
         Control("sensitivity", "sensitivity Δ (votes per person)", "int", 1, 1, 6),
-        Control("c", "SVT: positives c", "int", 2, 1, 8),
+        Control("c", "SVT: positives c", "int", 2, 1, MAX_C, help="at most 7: the audit's exact worst pair for "
+                "Dwork–Roth's SVT (a threshold redrawn after each positive) has 8·c queries, and exact laws are "
+                "computed up to 60"),
         Control("seed", "seed", "int", 0, 0, 9999),
     ]
     panels = [

@@ -104,3 +104,17 @@ def test_each_predict_question_holds_at_seeds_0_to_9(qid, board):
             assert direction(before, after) == check["expect"], (seed, check, before, after)
             if check["expect"] != "same":
                 assert abs(after - before) >= 0.05 * max(abs(before), abs(after)), (seed, check, before, after)
+
+
+@pytest.mark.slow
+def test_every_control_at_its_ends_draws_without_an_error():
+    """Each numeric control at its minimum and at its maximum (the others at their defaults) draws every panel it
+    feeds, with no error box: the c slider once reached 8, where the audit's worst pair had 64 > 60 queries."""
+    b = SelectionDashboard(query_string="", render=False, background=False)
+    for ctl in SelectionDashboard.controls:
+        if ctl.kind not in ("int", "float", "log", "logint") or ctl.name == "seed":
+            continue
+        for end in (ctl.low, ctl.high):
+            b.set_params(**{ctl.name: type(ctl.default)(end)})
+            assert not b.errors, (ctl.name, end, b.errors)
+        b.set_params(**{ctl.name: ctl.default})
