@@ -431,7 +431,8 @@ def write_guide(result_path: Path, guide: Path) -> None:
     """Put the hub table for ``result_path`` between the hub-capacity markers of ``guide``."""
     from dpexplore.hosting.capacity import render_hub_markdown
 
-    table = render_hub_markdown(json.loads(result_path.read_text()))
+    serve = ROOT / "benchmarks" / "results" / "capacity.json"
+    table = render_hub_markdown(json.loads(result_path.read_text()), serve=json.loads(serve.read_text()))
     text = guide.read_text()
     new, n = re.subn(r"(<!-- hub-capacity-table:start -->\n).*?(<!-- hub-capacity-table:end -->)",
                      lambda m: m.group(1) + table + m.group(2), text, flags=re.S)

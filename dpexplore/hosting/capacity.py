@@ -359,8 +359,12 @@ def hub_capacity_rows(result: Mapping, lecture: Lecture = Lecture(), students: S
     return rows
 
 
-def render_hub_markdown(result: Mapping, lecture: Lecture = Lecture()) -> str:
-    """The measured numbers and the machine table (Markdown) under JupyterHub, from ``hub_capacity.json``."""
+def render_hub_markdown(result: Mapping, lecture: Lecture = Lecture(), serve: Mapping | None = None) -> str:
+    """The measured numbers and the machine table (Markdown) under JupyterHub, from ``hub_capacity.json``.
+
+    With ``serve`` (a ``capacity.json`` result), a line sets the hub's per-student cost beside the stock
+    ``dpexplore-serve`` one.
+    """
     m = measured_from_hub_result(result)
     s, mach = result["summary"], result.get("machine", {})
     lines = [
@@ -377,7 +381,7 @@ def render_hub_markdown(result: Mapping, lecture: Lecture = Lecture()) -> str:
         f"{s['dashboard_ready_median_s']} s, slider to plot {s['slider_p50_s']} s (medians).",
         f"- **per student, memory with every page open** (median): server PSS {s['student_server_pss_mib']} MiB "
         f"(RSS {s['student_server_rss_mib']}), kernels PSS {s['student_kernels_pss_mib']} MiB (RSS "
-        f"{s['student_kernels_rss_mib']}, {s['student_kernels']} kernel(s)); together PSS {s['student_pss_mib']} "
+        f"{s['student_kernels_rss_mib']}, {s['student_kernels']:g} kernel(s)); together PSS {s['student_pss_mib']} "
         f"MiB, RSS {s['student_rss_mib']} MiB.",
         f"- **hub + proxy**: {s['hub_proxy_cpu_s_per_login']} CPU-s per login, {s['hub_proxy_cpu_s_per_page_view']} "
         f"per dashboard view, {s['hub_proxy_cpu_s_per_slider_move']} per slider move; RSS hub {s['hub_rss_mib']} "
@@ -394,4 +398,12 @@ def render_hub_markdown(result: Mapping, lecture: Lecture = Lecture()) -> str:
         cells = [f"{r['machines'][c]} (logins {r['login_minutes'][c]:.1f} min)" for c in CORES]
         lines.append(f"| {r['students']} | {r['cores']:.1f} | {r['student_gib']:.1f} | {r['hub_cores']:.2f} | "
                      + " | ".join(cells) + " |")
+    if serve is not None:
+        st = measured_from_result(serve, "stock")
+        lines += ["", f"Beside `dpexplore-serve` (stock, above): a student holds {m.kernel_mib:g} MiB (PSS) under the "
+                  f"hub against {st.kernel_mib:g} MiB (one kernel; the shared Voila server's {st.server_mib:g} MiB "
+                  f"RSS once per machine), {m.kernel_mib / st.kernel_mib:.1f} times as much; CPU-s per page view "
+                  f"{m.cpu_per_view:g} against {st.cpu_per_view:g}, per slider move {m.cpu_per_move:g} against "
+                  f"{st.cpu_per_move:g}; and logging in (spawn + gallery) costs {m.cpu_per_pool_fill:g} CPU-s, "
+                  "which a `dpexplore-serve` student does not pay."]
     return "\n".join(lines) + "\n"

@@ -110,8 +110,34 @@ def test_hub_measured_and_rows_arithmetic():
 
 def test_the_docs_hub_table_is_what_the_model_computes_from_the_hub_measurements():
     result = json.loads((ROOT / "benchmarks" / "results" / "hub_capacity.json").read_text())
+    serve = json.loads((ROOT / "benchmarks" / "results" / "capacity.json").read_text())
     doc = (ROOT / "docs" / "guides" / "capacity.md").read_text()
     table = re.search(r"<!-- hub-capacity-table:start -->\n(.*?)<!-- hub-capacity-table:end -->", doc, re.S)
     assert table is not None, "capacity.md lost its hub-capacity table markers"
-    assert table.group(1) == render_hub_markdown(result)
+    assert table.group(1) == render_hub_markdown(result, serve=serve)
     assert result["date"] in doc and result["students"] >= 8 and result["errors"] == 0
+
+
+def test_hub_benchmark_refuses_bad_arguments_before_starting_anything():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hub_capacity", ROOT / "benchmarks" / "hub_capacity.py")
+    hc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hc)  # imports psutil and dpexplore.hub only; starts nothing
+    from dpexplore.hub import MAX_DEMO_STUDENTS
+
+    assert hc.MAX_STUDENTS == MAX_DEMO_STUDENTS
+    hc.check_args(8, 3, 300)
+    for args, match in (((0, 3, 300), "students"), ((MAX_DEMO_STUDENTS + 1, 3, 300), "students"),
+                        ((8, 0, 300), "moves"), ((8, hc.MAX_MOVES + 1, 300), "moves"), ((8, 3, 5), "timeout"),
+                        ((8, 3, float("nan")), "timeout")):
+        with pytest.raises(ValueError, match=match):
+            hc.check_args(*args)
+    with pytest.raises(TypeError, match="students"):
+        hc.check_args(8.0, 3, 300)
+    with pytest.raises(ValueError, match="password"):
+        hc.check_args(8, 3, 300, password="short")
+    with pytest.raises(ValueError, match="dashboard"):
+        hc.check_args(8, 3, 300, dashboard="../etc/passwd.ipynb")
+    with pytest.raises(ValueError, match="dashboard"):
+        hc.check_args(8, 3, 300, dashboard="no_such_page.ipynb")
