@@ -25,8 +25,16 @@ With preheated kernels (``dpexplore-serve --preheat N``, a pool of one kernel pe
 costs only handing a ready kernel over; the pool is filled before the class arrives, which costs
 ``cpu_per_pool_fill`` per kernel (reported as minutes of the machines' cores before the lecture).
 
-What is not in the model: a JupyterHub's own per-student single-user server (measure it with the hub);
-browsers (each student's own machine); network.
+Under JupyterHub (``benchmarks/hub_capacity.py``, ``benchmarks/results/hub_capacity.json``) each student
+has their own single-user server beside their kernel: :func:`measured_from_hub_result` makes a
+:class:`Measured` whose ``kernel_mib`` is the student's server **and** kernels (PSS), whose CPU is the
+student's server + kernels + the hub's and proxy's share, and whose ``server_*`` is the hub + proxy (one
+pair per deployment; counted once per machine, which overstates it for several machines). Logging in
+spawns the student's server and renders the gallery: its CPU takes the place of the pool fill, and
+:func:`render_hub_markdown` reports it as the minutes the machines' cores need if the whole class logs in
+at once.
+
+What is not in the model: browsers (each student's own machine); network.
 
 Binder
 ------
@@ -43,7 +51,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 __all__ = ["Lecture", "Measured", "MAX_STUDENTS", "MAX_CORES", "machines_needed", "demand", "capacity_rows",
-           "render_markdown", "render_measurements", "binder_summary", "measured_from_result"]
+           "render_markdown", "render_measurements", "binder_summary", "measured_from_result",
+           "measured_from_hub_result", "hub_capacity_rows", "render_hub_markdown"]
 
 MAX_STUDENTS = 100_000  #: public maximum of a class size the model accepts
 MAX_CORES = 1024  #: public maximum of cores per machine the model accepts
@@ -302,4 +311,99 @@ def render_markdown(result: Mapping, lecture: Lecture = Lecture()) -> str:
         lines.append(f"| {label} | {r['students']} | {r['cores']:.1f} | {r['kernel_gib']:.1f} | " + " | ".join(cells)
                      + " |")
     lines += ["", binder_summary(result)]
+    return "\n".join(lines) + "\n"
+
+
+def measured_from_hub_result(result: Mapping) -> Measured:
+    """The :class:`Measured` of a student under JupyterHub, from ``benchmarks/results/hub_capacity.json``.
+
+    Per student: CPU = own server + kernels + the hub's and proxy's share; memory = own server + kernels
+    (PSS, every student's page open); the "server" is the hub + proxy; the pool fill is a login (spawn +
+    gallery view, hub and proxy included).
+
+    Examples
+    --------
+    >>> r = {"summary": {"cpu_s_per_page_view": 2.0, "cpu_s_per_slider_move": 0.5,
+    ...      "hub_proxy_cpu_s_per_page_view": 0.1, "hub_proxy_cpu_s_per_slider_move": 0.02,
+    ...      "student_pss_mib": 270.0, "hub_rss_mib": 170.0, "proxy_rss_mib": 60.0, "cpu_s_per_spawn": 3.0,
+    ...      "cpu_s_per_gallery_view": 0.7, "hub_proxy_cpu_s_per_login": 0.4}}
+    >>> m = measured_from_hub_result(r)
+    >>> (m.cpu_per_view, m.kernel_mib, m.server_mib, m.cpu_per_pool_fill)
+    (2.1, 270.0, 230.0, 4.1)
+    """
+    try:
+        s = result["summary"]
+        return Measured(cpu_per_view=round(s["cpu_s_per_page_view"] + s["hub_proxy_cpu_s_per_page_view"], 6),
+                        cpu_per_move=round(s["cpu_s_per_slider_move"] + s["hub_proxy_cpu_s_per_slider_move"], 6),
+                        server_cpu_per_view=s["hub_proxy_cpu_s_per_page_view"],
+                        server_cpu_per_move=s["hub_proxy_cpu_s_per_slider_move"],
+                        kernel_mib=s["student_pss_mib"], server_mib=round(s["hub_rss_mib"] + s["proxy_rss_mib"], 6),
+                        cpu_per_pool_fill=round(s["cpu_s_per_spawn"] + s["cpu_s_per_gallery_view"]
+                                                + s["hub_proxy_cpu_s_per_login"], 6))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"result has no complete hub measurement summary ({exc!r})") from exc
+
+
+def hub_capacity_rows(result: Mapping, lecture: Lecture = Lecture(), students: Sequence[int] = STUDENTS,
+                      cores: Sequence[int] = CORES) -> list[dict]:
+    """One row per class size under JupyterHub: machines needed per machine size and the login minutes."""
+    m = measured_from_hub_result(result)
+    rows = []
+    for n in students:
+        need = {c: machines_needed(n, c, m, lecture) for c in cores}
+        rows.append({"students": n, "cores": need[cores[0]]["cores"],
+                     "student_gib": demand(n, m, lecture)["kernel_mib"] / 1024,
+                     "hub_cores": demand(n, m, lecture)["server_cores"],
+                     "machines": {c: need[c]["machines"] for c in cores},
+                     "login_minutes": {c: need[c]["prefill_minutes"] for c in cores}})
+    return rows
+
+
+def render_hub_markdown(result: Mapping, lecture: Lecture = Lecture(), serve: Mapping | None = None) -> str:
+    """The measured numbers and the machine table (Markdown) under JupyterHub, from ``hub_capacity.json``.
+
+    With ``serve`` (a ``capacity.json`` result), a line sets the hub's per-student cost beside the stock
+    ``dpexplore-serve`` one.
+    """
+    m = measured_from_hub_result(result)
+    s, mach = result["summary"], result.get("machine", {})
+    lines = [
+        f"Measured {result.get('date')} on {mach.get('cpus')} cores ({mach.get('cpu_model')}, "
+        f"{mach.get('memory_mib')} MiB), load average {result.get('load_average_start')} at the start and "
+        f"{result.get('load_average_end')} at the end (other work shares this machine), through the local demo "
+        f"hub ({result.get('spawner')}), {result.get('client')}; {result.get('students')} students, each: log in "
+        f"(spawn), the gallery, `{result.get('notebook')}`, {result.get('moves_per_student')} slider moves; "
+        f"{result.get('errors')} errors:", "",
+        f"- **per student, own server + kernels**: spawn {s['spawn_median_s']} s (median; max "
+        f"{s['spawn_max_s']} s) and {s['cpu_s_per_spawn']} CPU-s; gallery view {s['cpu_s_per_gallery_view']} CPU-s; "
+        f"dashboard view {s['cpu_s_per_page_view']} CPU-s (server {s['server_cpu_s_per_page_view']}); slider move "
+        f"{s['cpu_s_per_slider_move']} CPU-s (server {s['server_cpu_s_per_slider_move']}); dashboard ready "
+        f"{s['dashboard_ready_median_s']} s, slider to plot {s['slider_p50_s']} s (medians).",
+        f"- **per student, memory with every page open** (median): server PSS {s['student_server_pss_mib']} MiB "
+        f"(RSS {s['student_server_rss_mib']}), kernels PSS {s['student_kernels_pss_mib']} MiB (RSS "
+        f"{s['student_kernels_rss_mib']}, {s['student_kernels']:g} kernel(s)); together PSS {s['student_pss_mib']} "
+        f"MiB, RSS {s['student_rss_mib']} MiB.",
+        f"- **hub + proxy**: {s['hub_proxy_cpu_s_per_login']} CPU-s per login, {s['hub_proxy_cpu_s_per_page_view']} "
+        f"per dashboard view, {s['hub_proxy_cpu_s_per_slider_move']} per slider move; RSS hub {s['hub_rss_mib']} "
+        f"MiB, proxy {s['proxy_rss_mib']} MiB.", "",
+        f"Model inputs per student: {m.cpu_per_view:g} CPU-s per page view, {m.cpu_per_move:g} per slider move, "
+        f"{m.kernel_mib:g} MiB, {m.cpu_per_pool_fill:g} CPU-s per login; same lecture assumptions as above "
+        f"({lecture.views_per_minute:g} page view and {lecture.moves_per_minute:g} slider moves in the busiest "
+        f"minute, peak factor {lecture.peak_factor:g}, {lecture.cpu_headroom:.0%} of the cores and "
+        f"{lecture.memory_headroom:.0%} of the memory free, {lecture.memory_gib_per_core:g} GiB per core).", "",
+        "| students | cores at peak | students' memory (GiB) | hub + proxy cores at peak | "
+        + " | ".join(f"{c}-core / {c * lecture.memory_gib_per_core:g} GiB machines" for c in CORES) + " |",
+        "|" + "---|" * (4 + len(CORES))]
+    for r in hub_capacity_rows(result, lecture):
+        cells = [f"{r['machines'][c]} (logins {r['login_minutes'][c]:.1f} min)" for c in CORES]
+        lines.append(f"| {r['students']} | {r['cores']:.1f} | {r['student_gib']:.1f} | {r['hub_cores']:.2f} | "
+                     + " | ".join(cells) + " |")
+    if serve is not None:
+        st = measured_from_result(serve, "stock")
+        lines += ["", f"Beside `dpexplore-serve` (stock, above): a student holds {m.kernel_mib:g} MiB (PSS) under the "
+                  f"hub against {st.kernel_mib:g} MiB (one kernel; the shared Voila server's {st.server_mib:g} MiB "
+                  f"RSS once per machine), {m.kernel_mib / st.kernel_mib:.1f} times as much; CPU-s per page view "
+                  f"{m.cpu_per_view:g} against {st.cpu_per_view:g}, per slider move {m.cpu_per_move:g} against "
+                  f"{st.cpu_per_move:g}; and logging in (spawn + gallery) costs {m.cpu_per_pool_fill:g} CPU-s, "
+                  "which a `dpexplore-serve` student does not pay."]
     return "\n".join(lines) + "\n"

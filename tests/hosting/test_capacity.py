@@ -11,8 +11,11 @@ from dpexplore.hosting.capacity import (
     Lecture,
     Measured,
     demand,
+    hub_capacity_rows,
     machines_needed,
+    measured_from_hub_result,
     measured_from_result,
+    render_hub_markdown,
     render_markdown,
 )
 
@@ -78,3 +81,63 @@ def test_the_docs_table_is_what_the_model_computes_from_the_measurements():
         assert table is not None, f"{doc_path.name} lost its capacity table markers"
         assert table.group(1) == render_markdown(result), doc_path.name
         assert result["date"] in doc
+
+
+HUB = {"summary": {"cpu_s_per_page_view": 2.9, "cpu_s_per_slider_move": 0.4, "hub_proxy_cpu_s_per_page_view": 0.1,
+                   "hub_proxy_cpu_s_per_slider_move": 0.1, "student_pss_mib": 384.0, "hub_rss_mib": 200.0,
+                   "proxy_rss_mib": 56.0, "cpu_s_per_spawn": 3.0, "cpu_s_per_gallery_view": 0.5,
+                   "hub_proxy_cpu_s_per_login": 0.5}}
+
+
+def test_hub_measured_and_rows_arithmetic():
+    m = measured_from_hub_result(HUB)
+    # a student's CPU includes the hub's and proxy's share; memory is own server + kernels; the "server" is the hub
+    assert (m.cpu_per_view, m.cpu_per_move) == (pytest.approx(3.0), pytest.approx(0.5))
+    assert (m.server_cpu_per_view, m.server_cpu_per_move, m.kernel_mib, m.server_mib) == (0.1, 0.1, 384.0, 256.0)
+    assert m.cpu_per_pool_fill == pytest.approx(4.0)  # spawn + gallery + hub/proxy: a login
+    (row,) = hub_capacity_rows(HUB, L, students=(30,), cores=(4,))
+    assert row["cores"] == pytest.approx(12.0)  # as M above: 30 * (3 + 6 * 0.5) / 60 * 2 / 0.5
+    assert row["hub_cores"] == pytest.approx(30 * (0.1 + 0.6) / 60 * 2 / 0.5)  # 1.4
+    assert row["student_gib"] == pytest.approx(30 * 384 / 0.5 / 1024)  # 22.5
+    # per machine (768 + 256) / 0.5 = 2048 MiB of 4096; 23040 MiB / 2048 -> 12 machines: memory binds
+    assert row["machines"][4] == 12
+    assert row["login_minutes"][4] == pytest.approx(30 * 4.0 / (12 * 4) / 60)
+    with pytest.raises(ValueError, match="hub measurement"):
+        measured_from_hub_result({"summary": {"cpu_s_per_page_view": 1.0}})
+    with pytest.raises(ValueError, match="hub measurement"):
+        measured_from_hub_result({})
+
+
+def test_the_docs_hub_table_is_what_the_model_computes_from_the_hub_measurements():
+    result = json.loads((ROOT / "benchmarks" / "results" / "hub_capacity.json").read_text())
+    serve = json.loads((ROOT / "benchmarks" / "results" / "capacity.json").read_text())
+    doc = (ROOT / "docs" / "guides" / "capacity.md").read_text()
+    table = re.search(r"<!-- hub-capacity-table:start -->\n(.*?)<!-- hub-capacity-table:end -->", doc, re.S)
+    assert table is not None, "capacity.md lost its hub-capacity table markers"
+    assert table.group(1) == render_hub_markdown(result, serve=serve)
+    assert result["date"] in doc and result["students"] >= 8 and result["errors"] == 0
+
+
+def test_hub_benchmark_refuses_bad_arguments_before_starting_anything():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hub_capacity", ROOT / "benchmarks" / "hub_capacity.py")
+    hc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hc)  # imports psutil and dpexplore.hub only; starts nothing
+    from dpexplore.hub import MAX_DEMO_STUDENTS
+
+    assert hc.MAX_STUDENTS == MAX_DEMO_STUDENTS
+    hc.check_args(8, 3, 300)
+    for args, match in (((0, 3, 300), "students"), ((MAX_DEMO_STUDENTS + 1, 3, 300), "students"),
+                        ((8, 0, 300), "moves"), ((8, hc.MAX_MOVES + 1, 300), "moves"), ((8, 3, 5), "timeout"),
+                        ((8, 3, float("nan")), "timeout")):
+        with pytest.raises(ValueError, match=match):
+            hc.check_args(*args)
+    with pytest.raises(TypeError, match="students"):
+        hc.check_args(8.0, 3, 300)
+    with pytest.raises(ValueError, match="password"):
+        hc.check_args(8, 3, 300, password="short")
+    with pytest.raises(ValueError, match="dashboard"):
+        hc.check_args(8, 3, 300, dashboard="../etc/passwd.ipynb")
+    with pytest.raises(ValueError, match="dashboard"):
+        hc.check_args(8, 3, 300, dashboard="no_such_page.ipynb")
