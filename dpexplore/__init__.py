@@ -9,7 +9,6 @@ imports ipywidgets or plotly; ``import dpexplore`` never does.
    It is a teaching and research tool; never use it to protect a real data release.
 """
 
-from . import core
 from ._version import __version__
 
 PRNG_WARNING = (
@@ -18,3 +17,13 @@ PRNG_WARNING = (
 )
 
 __all__ = ["PRNG_WARNING", "__version__", "core"]
+
+
+def __getattr__(name: str):
+    """``dpexplore.core`` on first use (PEP 562): ``import dpexplore.hosting`` (the server's hardening, in every
+    student's single-user server under a hub) then imports neither numpy nor scipy."""
+    if name == "core":
+        import importlib
+
+        return importlib.import_module(".core", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

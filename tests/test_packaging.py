@@ -26,6 +26,26 @@ def test_import_dpexplore_pulls_in_no_ui_package():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_servers_hardening_imports_neither_numpy_nor_scipy():
+    """Every dpexplore class the server configurations name (voila.json, jupyter_config.json, the hub recipe's
+    single-user settings) and the hardening they install load in the server process, once per student under a
+    hub: through ``dpexplore.classroom`` and ``dpexplore.core`` they once pulled in numpy and scipy.optimize
+    (measured: 48 MiB RSS, 34 MiB PSS and 0.55 CPU-s per spawn; benchmarks/hub_capacity.py)."""
+    names = set()
+    for path in (ROOT / "voila.json", ROOT / "jupyter_config.json", ROOT / "deploy/jupyterhub/jupyterhub_config.py"):
+        names |= set(re.findall(r"dpexplore\.hosting(?:\.\w+)+", path.read_text()))
+    modules = {n.rsplit(".", 1)[0] if n.split(".")[-1][0].isupper() else n for n in names}  # a class: its module
+    modules = sorted(modules | {"dpexplore.hosting.patches", "dpexplore.hosting.instructor",
+                                "dpexplore.hosting.connections"})
+    assert "dpexplore.hosting.kernels" in modules and "dpexplore.hosting.lockdown" in modules, modules
+    code = ("import importlib, sys\n"
+            f"for m in {modules!r}:\n    importlib.import_module(m)\n"
+            "import dpexplore.hosting.kernels as k\nk.LimitedKernelManager\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy', 'plotly', 'ipywidgets')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout[:500]
+
+
 def test_voila_settings_are_the_same_for_cli_and_binder():
     # voila.json is read by the `voila` command started in the repository root (python -m dpexplore.serve),
     # jupyter_config.json by Binder's Jupyter server (binder/postBuild copies it): keep them identical.

@@ -12,47 +12,25 @@ sequences); :mod:`~dpexplore.classroom.worksheets` prints a sequence as a studen
 a prediction round in the poll store, and the room's counts per answer.
 """
 
-from .credentials import (
-    CredentialError,
-    ensure_instructor_token,
-    instructor_identity,
-    register_instructor_source,
-)
-from .lessons import LessonError, absolute_values, check_value, direction, load_lessons, validate_lessons
-from .links import StudentLink, qr_svg, student_link
-from .predictions import RoomPrediction, open_round, room_prediction
-from .stats import (
-    Deniability,
-    PollEstimate,
-    check_poll_epsilon,
-    deniability,
-    estimate_fraction,
-    exact_coverage,
-    interval_halfwidth,
-    simulate_class,
-    simulated_coverage,
-)
-from .store import (
-    AlreadyAnswered,
-    BadSecret,
-    ChoiceTally,
-    KaryReports,
-    KaryTally,
-    PollClosed,
-    PollCreated,
-    PollError,
-    PollInfo,
-    PollLimitReached,
-    PollStore,
-    RateLimited,
-    Tally,
-    UnknownPoll,
-    check_choices,
-    check_join_code,
-    check_secret,
-    default_poll_dir,
-)
-from .worksheets import worksheet_html, worksheet_markdown
+import importlib
+
+#: each public name and the module that defines it: imported on first use (PEP 562), so that importing one
+#: submodule (the server's hardening needs only :mod:`.credentials`) does not import numpy and the poll store
+_LAZY = {
+    "AlreadyAnswered": "store", "BadSecret": "store", "ChoiceTally": "store", "CredentialError": "credentials",
+    "Deniability": "stats", "KaryReports": "store", "KaryTally": "store", "LessonError": "lessons",
+    "PollClosed": "store", "PollCreated": "store", "PollError": "store", "PollEstimate": "stats",
+    "PollInfo": "store", "PollLimitReached": "store", "PollStore": "store", "RateLimited": "store",
+    "RoomPrediction": "predictions", "StudentLink": "links", "Tally": "store", "UnknownPoll": "store",
+    "absolute_values": "lessons", "check_choices": "store", "check_join_code": "store",
+    "check_poll_epsilon": "stats", "check_secret": "store", "check_value": "lessons", "default_poll_dir": "paths",
+    "deniability": "stats", "direction": "lessons", "ensure_instructor_token": "credentials",
+    "estimate_fraction": "stats", "exact_coverage": "stats", "instructor_identity": "credentials",
+    "interval_halfwidth": "stats", "load_lessons": "lessons", "open_round": "predictions", "qr_svg": "links",
+    "register_instructor_source": "credentials", "room_prediction": "predictions", "simulate_class": "stats",
+    "simulated_coverage": "stats", "student_link": "links", "validate_lessons": "lessons",
+    "worksheet_html": "worksheets", "worksheet_markdown": "worksheets",
+}
 
 __all__ = [
     "AlreadyAnswered", "BadSecret", "CredentialError", "Deniability", "PollClosed", "PollCreated", "PollError",
@@ -68,3 +46,16 @@ __all__ = [
     # k-choice polls (frequency oracles of dpexplore.local)
     "KaryReports", "KaryTally",
 ]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .store import default_poll_dir
+from .paths import default_poll_dir
 
 __all__ = ["TOKEN_FILE", "GRANT_HEADER", "GRANT_ENV", "COOKIE_SECONDS", "GRANT_SECONDS", "CredentialError",
            "token_path", "ensure_instructor_token", "read_instructor_token", "instructor_link", "make_cookie",

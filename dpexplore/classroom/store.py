@@ -70,6 +70,7 @@ from .kary import (
     encode_report,
     kary_tally,
 )
+from .paths import default_poll_dir
 from .poll_types import (
     MAX_CHOICE_CHARS,
     MAX_CHOICES,
@@ -130,14 +131,6 @@ _CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 SECRET_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{32}")
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32}")
-
-
-def default_poll_dir() -> Path:
-    """``$DPEXPLORE_POLL_DIR``, else ``$XDG_CACHE_HOME/dpexplore/polls`` (``~/.cache/dpexplore/polls``)."""
-    env = os.environ.get("DPEXPLORE_POLL_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dpexplore" / "polls"
 
 
 def check_join_code(code: object) -> str:
