@@ -106,6 +106,7 @@ class Tracker:
         self.period = period
         self.procs: dict[int, tuple[psutil.Process, str, str | None]] = {}
         self.cpu: dict[int, float] = {}
+        self._cmd: dict[int, tuple[str, ...]] = {}
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -117,11 +118,15 @@ class Tracker:
             except psutil.Error:
                 found = []
             for p in found:
-                if p.pid not in self.procs:
-                    try:
+                try:
+                    cmd = tuple(p.cmdline())
+                    # (re)classify a new process, and one whose command line changed: a spawned server is seen
+                    # between fork and exec with the hub's command line (it was once counted as the hub)
+                    if p.pid not in self.procs or self._cmd.get(p.pid) != cmd:
                         self.procs[p.pid] = (p, *_role(p))
-                    except psutil.Error:
-                        continue
+                        self._cmd[p.pid] = cmd
+                except psutil.Error:
+                    continue
             for pid, (p, _, _) in self.procs.items():
                 try:
                     t = p.cpu_times()
