@@ -75,9 +75,11 @@ def measure(cls, repeat: int, floor: float) -> list[list[str]]:
     board = cls(query_string="", render=False, background=False)
     assert not board.errors, board.errors
     rows = []
-    seeded = "seed" in board.widgets
-    seed_default = next((c.default for c in type(board).controls if c.name == "seed"), None)
-    fresh = iter(range(10_000, 10_000 + 10_000))
+    seed_ctl = next((c for c in type(board).controls if c.name == "seed"), None)
+    seeded = seed_ctl is not None
+    seed_default = seed_ctl.default if seeded else None
+    # fresh seeds inside the control's range (a value above it is clamped: the same seed, memo hits), from the top
+    fresh = iter(range(int(seed_ctl.high), int(seed_ctl.low), -1)) if seeded else iter(())
     for ctl in type(board).controls:
         if ctl.kind == "text" or ctl.name == "seed":
             continue
@@ -102,6 +104,7 @@ def measure(cls, repeat: int, floor: float) -> list[list[str]]:
         if seeded:
             board.set_params(seed=seed_default)
         assert not board.errors, (cls.__name__, ctl.name, board.errors)
+        assert not seeded or board.params()["seed"] == seed_default
         med = statistics.median(times)
         rows.append([cls.__name__, ctl.name, f"{med:.3f}", f"{med / floor:.0f}×",
                      "over" if med > GOAL_S else "", f"{len(drawn)}: " + ", ".join(drawn)])

@@ -127,6 +127,9 @@ PAGES = {
     "trivial": ("a",),
     "trivial_react": ("a",),
     "trivial_figurewidget": ("a",),
+    "00_intro_1_randomized_response_laplace": ("epsilon", "n"),
+    "00_intro_2_what_epsilon_means": ("epsilon", "delta"),
+    "00_intro_3_composition": ("epsilon", "k"),
     "01_spectral_clustering": ("epsilon", "n"),
     "02_private_pca": ("epsilon", "n"),
     "03_markov_trajectories": ("epsilon", "T"),
@@ -135,7 +138,9 @@ PAGES = {
     "10_why_dp_attacks": ("m", "n"),
     "11_private_statistics": ("epsilon", "n"),
     "12_selection": ("epsilon", "gap"),
+    "13_private_ml": ("noise_multiplier", "steps"),
     "14_local_model": ("epsilon", "n"),
+    "15_deployments": ("rho", "block_share"),
 }
 
 

@@ -11,6 +11,7 @@ for every ε > 0, unlike the classic ``σ = Δ √(2 ln(1.25/δ))/ε`` that need
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -158,6 +159,13 @@ def gaussian_sigma(
                 f"got {epsilon!r}. Use method='analytic'."
             )
         return sens * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+    return sens / _analytic_mu(eps, delta)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analytic_mu(eps: float, delta: float) -> float:
+    """μ* with δ(ε; μ*) = δ (Balle & Wang 2018, Alg. 1): a pure function of (ε, δ), kept per pair (a Monte Carlo
+    trial loop calibrates the same pair thousands of times; each solve is a root search)."""
     # δ(ε; μ) increases with μ: find μ* with δ(ε; μ*) = δ, then σ = Δ/μ*.
     lo, hi = 1e-12, 1.0
     while _gdp_delta_scalar(hi, eps) < delta:
@@ -165,8 +173,7 @@ def gaussian_sigma(
         if hi > 1e150:
             raise ValueError(f"epsilon={eps:g} is too large to calibrate a Gaussian mechanism in double precision "
                              "(sigma would be ~0): use a smaller epsilon")
-    mu = optimize.brentq(lambda m: _gdp_delta_scalar(m, eps) - delta, lo, hi, xtol=1e-15, rtol=1e-13)
-    return sens / mu
+    return optimize.brentq(lambda m: _gdp_delta_scalar(m, eps) - delta, lo, hi, xtol=1e-15, rtol=1e-13)
 
 
 def gaussian_zcdp_rho(sigma: float, sensitivity: float = 1.0) -> float:

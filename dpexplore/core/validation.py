@@ -110,22 +110,23 @@ def check_real(
     ...
     ValueError: rho must be a finite number > 0; got -1
     """
-    rng_text = _range_text(low, high, low_open, high_open)
-    kind = "a number" if allow_inf else "a finite number"
-    expect = f"{kind} {rng_text}".strip()
+    def expect() -> str:  # the message's range, built only for an error (this check runs in every inner loop)
+        kind = "a number" if allow_inf else "a finite number"
+        return f"{kind} {_range_text(low, high, low_open, high_open)}".strip()
+
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be {expect()}; got {_fmt(value)} of type {type(value).__name__}")
     try:
         x = float(value)
     except OverflowError:  # a Python int beyond float64 (10**400): out of every range, not an OverflowError
-        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}") from None
+        raise ValueError(f"{name} must be {expect()}; got {_fmt(value)}") from None
     bad = math.isnan(x) or (math.isinf(x) and not allow_inf)
     if low is not None and (x < low or (low_open and x == low)):
         bad = True
     if high is not None and (x > high or (high_open and x == high)):
         bad = True
     if bad:
-        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}")
+        raise ValueError(f"{name} must be {expect()}; got {_fmt(value)}")
     return x
 
 
@@ -201,21 +202,23 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
     ...
     ValueError: k must be an integer >= 1; got 0
     """
-    expect = f"an integer {_range_text(low, high, False, False)}".strip()
+    def expect() -> str:  # built only for an error
+        return f"an integer {_range_text(low, high, False, False)}".strip()
+
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be {expect()}; got {_fmt(value)} of type {type(value).__name__}")
     if isinstance(value, (numbers.Integral, np.integer)):
         x = int(value)
     elif isinstance(value, (numbers.Real, np.floating)) and math.isfinite(float(value)) and float(value).is_integer():
         x = int(value)
     elif isinstance(value, (numbers.Real, np.floating)):
-        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}")
+        raise ValueError(f"{name} must be {expect()}; got {_fmt(value)}")
     else:
-        raise TypeError(f"{name} must be {expect}; got {_fmt(value)} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be {expect()}; got {_fmt(value)} of type {type(value).__name__}")
     if (low is not None and x < low) or (high is not None and x > high):
-        raise ValueError(f"{name} must be {expect}; got {_fmt(value)}")
+        raise ValueError(f"{name} must be {expect()}; got {_fmt(value)}")
     if abs(x) > _INT64_MAX:
-        raise ValueError(f"{name} must be {expect} (and fit a 64-bit integer, |{name}| <= 2**63 - 1); "
+        raise ValueError(f"{name} must be {expect()} (and fit a 64-bit integer, |{name}| <= 2**63 - 1); "
                          f"got {_fmt(value)}")
     return x
 
