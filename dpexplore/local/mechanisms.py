@@ -266,11 +266,16 @@ def randomize(values, *, oracle: str = "krr", k: int, epsilon: float, rng: RNGLi
 def _hadamard_sign(row, col) -> np.ndarray:
     """H_K[row, col] = (−1)^popcount(row & col) (Sylvester's Hadamard matrix)."""
     x = np.bitwise_and(np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64))
+    if _BITWISE_COUNT is not None:  # numpy >= 2.0: one popcount per entry
+        return 1 - 2 * (_BITWISE_COUNT(x).astype(np.int64) & 1)
     parity = np.zeros(x.shape, dtype=np.int64)
     while np.any(x):
         parity ^= x & 1
         x = x >> 1
     return 1 - 2 * parity
+
+
+_BITWISE_COUNT = getattr(np, "bitwise_count", None)
 
 
 def support_counts(result: LocalResult) -> np.ndarray:
