@@ -136,7 +136,7 @@ PAGES = {
     "04_shuffle_asymptotics": ("epsilon0", "n"),
     "05_quadratic_objective_perturbation": ("epsilon", "n"),
     "10_why_dp_attacks": ("m", "n"),
-    "11_private_statistics": ("epsilon", "n"),
+    "11_private_statistics": ("epsilon", "clip"),  # n starts at its maximum: ArrowRight would not move it
     "12_selection": ("epsilon", "gap"),
     "13_private_ml": ("noise_multiplier", "steps"),
     "14_local_model": ("epsilon", "n"),
