@@ -68,8 +68,14 @@ def control_move_rows(board, moves: dict, floor: float, *, repeat: int = 3,
     """A course page's table rows: for each control in ``moves``, the median seconds of moving it to the given
     value and back (``repeat`` times each way; ``move(board, name, value)``, by default ``set_params``), the
     panels whose figures changed, and the ratio to ``floor``. ``prepare(board, name)`` runs before a control is
-    measured (a control that only matters in some state)."""
+    measured (a control that only matters in some state).
+
+    Before every timed move the page gets a fresh seed inside its seed control's range (untimed), so that no
+    move is answered from the page's memo: moving back to a value already drawn at the same seed was a memo hit
+    (the tables before 2026-12-05 mixed such hits into their medians)."""
     move = move or (lambda b, name, value: b.set_params(**{name: value}))
+    seed_ctl = next((c for c in type(board).controls if c.name == "seed"), None)
+    fresh = iter(range(int(seed_ctl.high), int(seed_ctl.low), -1)) if seed_ctl is not None else None
     rows = []
     for name, new in moves.items():
         default = board.params()[name]
@@ -82,9 +88,15 @@ def control_move_rows(board, moves: dict, floor: float, *, repeat: int = 3,
         times = []
         for _ in range(repeat):
             for value in (new, default):
+                if fresh is not None and name == "seed":
+                    value = next(fresh)  # the seed itself: a new one each time
+                elif fresh is not None:
+                    board.set_params(seed=next(fresh))  # untimed: nothing from the memo
                 t = time.perf_counter()
                 move(board, name, value)
                 times.append(time.perf_counter() - t)
+        if fresh is not None:
+            board.set_params(seed=seed_ctl.default)
         assert not board.errors, board.errors
         med = statistics.median(times)
         rows.append([f"move {name}", f"{med:.2f}", drawn, f"{med / floor:.0f}×"])
