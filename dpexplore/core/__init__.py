@@ -1,53 +1,118 @@
 """Building blocks every paper uses: validation, randomness, noise calibration, GDP/zCDP
 conversions, randomized response, the Laplace and Gaussian mechanisms, what ε means to an attacker
 (:mod:`~dpexplore.core.risk`), the sparse vector technique, permute-and-flip, exact privacy curves,
-shuffle-amplification accountants and Monte-Carlo sweeps."""
+shuffle-amplification accountants and Monte-Carlo sweeps.
 
-from .additive import GaussianResult, LaplaceResult, gaussian_mechanism, laplace_mechanism, laplace_scale
-from .cache import ResultCache, clear_cache, get_cache, set_cache_dir, using_cache
-from .experiment import (
-    ExperimentResult,
-    SweepResult,
-    experiment_progress,
-    mean_confidence_band,
-    proportion_band,
-    run_experiment,
-    sweep,
-)
-from .gaussian import (
-    dp_to_zcdp,
-    gaussian_sigma,
-    gaussian_zcdp_rho,
-    gdp_delta,
-    gdp_epsilon,
-    gdp_tradeoff,
-    zcdp_to_dp,
-)
-from .permute_and_flip import PermuteAndFlipResult, permute_and_flip, permute_and_flip_probabilities
-from .privacy_curves import PrivacyCheck, exact_epsilon, exact_privacy_check, hockey_stick
-from .random import RNGLike, as_generator, spawn
-from .randomized_response import (
-    RandomizedResponseResult,
-    debias_randomized_response,
-    flip_probability,
-    randomized_response,
-)
-from .risk import (
-    advantage_bound,
-    attacker_success_bound,
-    dp_tradeoff,
-    gdp_advantage,
-    posterior_bound,
-)
-from .shuffle_amplification import (
-    ACCOUNTANTS,
-    clone_pair_delta,
-    clone_pair_epsilon,
-    fmt21_closed_form_epsilon,
-    shuffle_amplification_epsilon,
-    shuffle_amplification_epsilon0,
-)
-from .sparse_vector import AboveThresholdResult, above_threshold
+Every name loads on first use (PEP 562): ``import dpexplore.core`` alone imports no submodule, so a dashboard
+kernel pays for scipy only when a page calls something that needs it; ``from dpexplore.core import x`` and
+``dpexplore.core.x`` work as before."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time each name is imported by __getattr__ below
+    from .additive import GaussianResult, LaplaceResult, gaussian_mechanism, laplace_mechanism, laplace_scale
+    from .cache import ResultCache, clear_cache, get_cache, set_cache_dir, using_cache
+    from .experiment import (
+        ExperimentResult,
+        SweepResult,
+        experiment_progress,
+        mean_confidence_band,
+        proportion_band,
+        run_experiment,
+        sweep,
+    )
+    from .gaussian import (
+        dp_to_zcdp,
+        gaussian_sigma,
+        gaussian_zcdp_rho,
+        gdp_delta,
+        gdp_epsilon,
+        gdp_tradeoff,
+        zcdp_to_dp,
+    )
+    from .permute_and_flip import PermuteAndFlipResult, permute_and_flip, permute_and_flip_probabilities
+    from .privacy_curves import PrivacyCheck, exact_epsilon, exact_privacy_check, hockey_stick
+    from .random import RNGLike, as_generator, spawn
+    from .randomized_response import (
+        RandomizedResponseResult,
+        debias_randomized_response,
+        flip_probability,
+        randomized_response,
+    )
+    from .risk import (
+        advantage_bound,
+        attacker_success_bound,
+        dp_tradeoff,
+        gdp_advantage,
+        posterior_bound,
+    )
+    from .shuffle_amplification import (
+        ACCOUNTANTS,
+        clone_pair_delta,
+        clone_pair_epsilon,
+        fmt21_closed_form_epsilon,
+        shuffle_amplification_epsilon,
+        shuffle_amplification_epsilon0,
+    )
+    from .sparse_vector import AboveThresholdResult, above_threshold
+
+#: public name -> the submodule that defines it
+_WHERE: dict[str, str] = {
+    "GaussianResult": "additive",
+    "LaplaceResult": "additive",
+    "advantage_bound": "risk",
+    "attacker_success_bound": "risk",
+    "dp_tradeoff": "risk",
+    "gaussian_mechanism": "additive",
+    "gdp_advantage": "risk",
+    "laplace_mechanism": "additive",
+    "laplace_scale": "additive",
+    "posterior_bound": "risk",
+    "ACCOUNTANTS": "shuffle_amplification",
+    "AboveThresholdResult": "sparse_vector",
+    "ExperimentResult": "experiment",
+    "ResultCache": "cache",
+    "PermuteAndFlipResult": "permute_and_flip",
+    "PrivacyCheck": "privacy_curves",
+    "RNGLike": "random",
+    "RandomizedResponseResult": "randomized_response",
+    "SweepResult": "experiment",
+    "above_threshold": "sparse_vector",
+    "as_generator": "random",
+    "clear_cache": "cache",
+    "clone_pair_delta": "shuffle_amplification",
+    "clone_pair_epsilon": "shuffle_amplification",
+    "debias_randomized_response": "randomized_response",
+    "dp_to_zcdp": "gaussian",
+    "exact_epsilon": "privacy_curves",
+    "experiment_progress": "experiment",
+    "get_cache": "cache",
+    "exact_privacy_check": "privacy_curves",
+    "flip_probability": "randomized_response",
+    "fmt21_closed_form_epsilon": "shuffle_amplification",
+    "gaussian_sigma": "gaussian",
+    "gaussian_zcdp_rho": "gaussian",
+    "gdp_delta": "gaussian",
+    "gdp_epsilon": "gaussian",
+    "gdp_tradeoff": "gaussian",
+    "hockey_stick": "privacy_curves",
+    "mean_confidence_band": "experiment",
+    "permute_and_flip": "permute_and_flip",
+    "permute_and_flip_probabilities": "permute_and_flip",
+    "proportion_band": "experiment",
+    "randomized_response": "randomized_response",
+    "run_experiment": "experiment",
+    "set_cache_dir": "cache",
+    "shuffle_amplification_epsilon": "shuffle_amplification",
+    "shuffle_amplification_epsilon0": "shuffle_amplification",
+    "spawn": "random",
+    "sweep": "experiment",
+    "using_cache": "cache",
+    "zcdp_to_dp": "gaussian",
+}
 
 __all__ = [
     "GaussianResult",
@@ -102,3 +167,17 @@ __all__ = [
     "using_cache",
     "zcdp_to_dp",
 ]
+
+
+def __getattr__(name: str):
+    """Import ``name``'s submodule on first use and keep the name in this module (PEP 562)."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

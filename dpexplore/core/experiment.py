@@ -18,17 +18,20 @@ import contextvars
 import json
 import math
 import numbers
+import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special  # quantiles: scipy.stats (~0.5 s, ~20 MiB of a kernel) is not needed for them
 
 from .._version import __version__
 from .random import RNGLike, as_generator
 from .result_io import BANDS, MAX_RESULT_VALUES, MAX_SERIES, check_result_dict, read_result_csv, write_result_csv
 from .validation import MAX_COUNT, check_array, check_choice, check_int, check_n_jobs, check_real
+
+# no module-level scipy: a dashboard kernel imports this module through the kit, and scipy.special is only needed
+# for Student-t and Beta quantiles (imported where they are computed)
 
 __all__ = [
     "BANDS",
@@ -115,6 +118,8 @@ def mean_confidence_band(values, confidence: float = 0.95, axis: int = 0, value_
     mean = np.where(count > 0, filled.sum(axis=axis) / np.maximum(count, 1), np.nan)
     dev = np.where(finite, arr - np.expand_dims(mean, axis), 0.0)
     sd = np.sqrt((dev**2).sum(axis=axis) / np.maximum(count - 1, 1))
+    from scipy import special  # Student-t quantile
+
     half = special.stdtrit(np.maximum(count - 1, 1), 0.5 + conf / 2.0) * sd / np.sqrt(np.maximum(count, 1))
     half = np.where(count > 1, half, 0.0)
     lower, upper = mean - half, mean + half
@@ -160,7 +165,7 @@ def proportion_band(successes, trials, confidence: float = 0.95, method: str = "
         phat = np.where(n > 0, x / np.maximum(n, 1), np.nan)
         alpha = 1.0 - conf
         if method == "wilson":
-            z = special.ndtri(1 - alpha / 2)
+            z = statistics.NormalDist().inv_cdf(1 - alpha / 2)  # the normal quantile (= scipy's ndtri to 1e-15)
             denom = 1 + z**2 / np.maximum(n, 1)
             centre = (phat + z**2 / (2 * np.maximum(n, 1))) / denom
             half = z * np.sqrt(phat * (1 - phat) / np.maximum(n, 1) + z**2 / (4 * np.maximum(n, 1) ** 2)) / denom
@@ -168,6 +173,8 @@ def proportion_band(successes, trials, confidence: float = 0.95, method: str = "
             lower = np.where(x == 0, 0.0, lower)
             upper = np.where(x == n, 1.0, upper)
         else:
+            from scipy import special  # Beta quantiles
+
             lower = np.where(x > 0, special.betaincinv(np.maximum(x, 1e-300), n - x + 1, alpha / 2), 0.0)
             upper = np.where(x < n, special.betaincinv(x + 1, np.maximum(n - x, 1e-300), 1 - alpha / 2), 1.0)
         lower = np.where(n > 0, lower, np.nan)

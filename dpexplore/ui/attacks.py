@@ -49,8 +49,9 @@ DELTA = 1e-5
 NOISE_NAMES = {"bounded": "bounded error |e| ≤ E (adversarial)", "laplace": "Laplace at a total ε",
                "gaussian": "Gaussian at a total ε (δ = 10⁻⁵)", "broken": "BROKEN: Laplace, each count gets ε"}
 assert MAX_STUDIES >= STUDIES
-#: the name :meth:`AttacksDashboard.refresh` gives a move of ε under bounded noise (only the released means read it)
-_EPSILON_MEANS = "epsilon (the released means)"
+#: panels 1-3 do not read ε under bounded noise (their counts get the bounded error E; ε appears nowhere on them):
+#: a move of ε then redraws panel 4 (the released means) only
+_EPSILON_UNUSED = (("epsilon", "noise", "bounded"),)
 
 
 def noise_kwargs(p: Mapping[str, Any]) -> dict[str, Any]:
@@ -251,31 +252,24 @@ class AttacksDashboard(Dashboard):
     no_headline = {"picture": "an image of the secret bits and the guess, not a curve"}
     panels = [
         Panel("recover", "1. More questions, more secrets",
-              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"),  # m: its dotted line only (memo hit)
+              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"), unused_when=_EPSILON_UNUSED,
               caption="The attacker's linear program against the number of counts m (the dotted line is the slider). "
                       "Small bounded noise: nearly every bit once m is a few times n. DP noise: never above the "
                       "DP bound, however large m."),
         Panel("noise", "2. How much noise stops it?",
-              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"),  # bound, ε: its dotted line only
+              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"), unused_when=_EPSILON_UNUSED,
               caption="The same attack at the slider's m against the noise. Bounded noise: the attack fails once E "
                       "passes the scale √n. DP noise: recovery follows the DP bound down as ε shrinks."),
         Panel("picture", "3. The secret and the reconstruction",
-              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"),
+              depends_on=("noise", "bound", "epsilon", "n", "m", "seed"), unused_when=_EPSILON_UNUSED,
               caption="One attack at the current settings: the secret bits, the attacker's guess, and the wrong "
                       "guesses."),
         Panel("membership", "4. Is the target in the study? (membership inference)",
-              depends_on=("noise", "epsilon", _EPSILON_MEANS, "n", "seed"),
+              depends_on=("noise", "epsilon", "n", "seed"),
               caption="A study publishes 500 attribute frequencies. Without noise the attacker spots members far "
                       "better than chance (it holds the target's attributes and a reference sample of 1,000 "
                       "people); with DP noise at total ε the curve stays under the DP bound."),
     ]
-
-    def refresh(self, changed: str | None = None) -> None:
-        """The kit's refresh, except that with bounded noise a move of ε redraws panel 4 only: panels 1–3 do not
-        read ε then (their counts get the bounded error E, and ε appears nowhere on them)."""
-        if changed == "epsilon" and self.widgets["noise"].value == "bounded":
-            changed = _EPSILON_MEANS
-        super().refresh(changed)
 
     def _clamp_m(self, p: Mapping[str, Any]) -> int:
         return int(min(int(p["m"]), 8 * int(p["n"])))

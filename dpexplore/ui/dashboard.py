@@ -5,7 +5,7 @@ plot panels, a "reproduce in code" snippet and a footer. A subclass declares
 
 * ``title``, ``intro`` (one paragraph), ``paper`` (the reference shown in the footer);
 * ``controls``: a list of :class:`~dpexplore.ui.controls.Control`;
-* ``panels``: a list of :class:`Panel` (a name, a title and which controls it depends on);
+* ``panels``: a list of :class:`Panel` (a name, a title, which controls it depends on and when a control is unused);
 * ``figure(panel_name, params) -> go.Figure``: library calls + a pure figure builder;
 * ``reproduce(params) -> str``: further library calls that reproduce the parts of the view that are
   not experiments (the measured panels call :meth:`Dashboard.experiment`, and the snippet then
@@ -92,12 +92,35 @@ class Panel:
         Control names whose change redraws this panel (None: every control).
     caption : str
         One or two sentences under the heading: what to look at.
+    unused_when : tuple of (str, str, object)
+        ``(control, other, value)`` triples: a change of ``control`` does not redraw this panel while the
+        control ``other`` is at ``value`` (the panel does not read ``control`` then), e.g.
+        ``(("epsilon", "noise", "bounded"),)`` for a panel whose noise ignores ε under bounded noise.
+
+    Examples
+    --------
+    >>> p = Panel("recover", "Recovery", depends_on=("noise", "epsilon", "m"),
+    ...           unused_when=(("epsilon", "noise", "bounded"),))
+    >>> p.redraws("epsilon", {"noise": "laplace"}), p.redraws("epsilon", {"noise": "bounded"})
+    (True, False)
+    >>> p.redraws("m", {"noise": "bounded"}), p.redraws("seed", {"noise": "laplace"}), p.redraws(None, {})
+    (True, False, True)
     """
 
     name: str
     title: str
     depends_on: tuple[str, ...] | None = None
     caption: str = ""
+    unused_when: tuple[tuple[str, str, Any], ...] = ()
+
+    def redraws(self, changed: str | None, params: Mapping[str, Any]) -> bool:
+        """Whether a change of the control ``changed`` (None: everything) redraws this panel at ``params``."""
+        if changed is None:
+            return True
+        if self.depends_on is not None and changed not in self.depends_on:
+            return False
+        return not any(control == changed and params.get(other) == value
+                       for control, other, value in self.unused_when)
 
 
 class Dashboard(ClientInput, widgets.VBox):
@@ -468,7 +491,7 @@ class Dashboard(ClientInput, widgets.VBox):
         """
         params = self.params()
         messages, self.messages = self.messages, []
-        todo = [p.name for p in self.panels if changed is None or p.depends_on is None or changed in p.depends_on]
+        todo = [p.name for p in self.panels if p.redraws(changed, params)]
         if not self._background:
             self._draw(params, todo, messages, generation=None)
             return

@@ -153,3 +153,20 @@ def test_the_page_attacks_the_class_poll_answers_and_says_whose(tmp_path, monkey
         text = other._message_box.value
         assert f"URL parameter poll ignored: {why}" in text and "fair coins" in text, text
         assert "<B>" not in text and other._class is None and not other.errors
+
+
+def test_an_epsilon_move_redraws_panel_4_only_under_bounded_noise_and_every_panel_under_dp_noise(monkeypatch):
+    """Under bounded noise panels 1-3 do not read ε (Panel.unused_when): moving the ε slider redraws the
+    released means only; under Laplace noise every panel reads ε and all four redraw."""
+    b = _board("noise=bounded&n=40&m=80")
+    drawn: list[str] = []
+    real = b._figure_or_error
+    monkeypatch.setattr(b, "_figure_or_error", lambda panel, params: (drawn.append(panel.name), real(panel, params))[1])
+    b.widgets["epsilon"].value = 2.0  # as the slider does: the control's observer calls refresh("epsilon")
+    assert drawn == ["membership"], drawn
+    assert not b.errors, b.errors
+    b.widgets["noise"].value = "laplace"
+    drawn.clear()
+    b.widgets["epsilon"].value = 4.0
+    assert sorted(drawn) == sorted(p.name for p in AttacksDashboard.panels), drawn
+    assert not b.errors, b.errors
