@@ -12,6 +12,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+# Two submodules share their name with a function they define. Importing such a submodule (which any sibling
+# may do) sets this package's attribute of that name to the *module*, shadowing the lazy function; so these two
+# (numpy only) are imported eagerly and their names always mean the functions.
+from .permute_and_flip import PermuteAndFlipResult, permute_and_flip, permute_and_flip_probabilities
+from .randomized_response import (
+    RandomizedResponseResult,
+    debias_randomized_response,
+    flip_probability,
+    randomized_response,
+)
+
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time each name is imported by __getattr__ below
     from .additive import GaussianResult, LaplaceResult, gaussian_mechanism, laplace_mechanism, laplace_scale
     from .cache import ResultCache, clear_cache, get_cache, set_cache_dir, using_cache
@@ -33,15 +44,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time each name is import
         gdp_tradeoff,
         zcdp_to_dp,
     )
-    from .permute_and_flip import PermuteAndFlipResult, permute_and_flip, permute_and_flip_probabilities
     from .privacy_curves import PrivacyCheck, exact_epsilon, exact_privacy_check, hockey_stick
     from .random import RNGLike, as_generator, spawn
-    from .randomized_response import (
-        RandomizedResponseResult,
-        debias_randomized_response,
-        flip_probability,
-        randomized_response,
-    )
     from .risk import (
         advantage_bound,
         attacker_success_bound,
@@ -75,23 +79,19 @@ _WHERE: dict[str, str] = {
     "AboveThresholdResult": "sparse_vector",
     "ExperimentResult": "experiment",
     "ResultCache": "cache",
-    "PermuteAndFlipResult": "permute_and_flip",
     "PrivacyCheck": "privacy_curves",
     "RNGLike": "random",
-    "RandomizedResponseResult": "randomized_response",
     "SweepResult": "experiment",
     "above_threshold": "sparse_vector",
     "as_generator": "random",
     "clear_cache": "cache",
     "clone_pair_delta": "shuffle_amplification",
     "clone_pair_epsilon": "shuffle_amplification",
-    "debias_randomized_response": "randomized_response",
     "dp_to_zcdp": "gaussian",
     "exact_epsilon": "privacy_curves",
     "experiment_progress": "experiment",
     "get_cache": "cache",
     "exact_privacy_check": "privacy_curves",
-    "flip_probability": "randomized_response",
     "fmt21_closed_form_epsilon": "shuffle_amplification",
     "gaussian_sigma": "gaussian",
     "gaussian_zcdp_rho": "gaussian",
@@ -100,10 +100,7 @@ _WHERE: dict[str, str] = {
     "gdp_tradeoff": "gaussian",
     "hockey_stick": "privacy_curves",
     "mean_confidence_band": "experiment",
-    "permute_and_flip": "permute_and_flip",
-    "permute_and_flip_probabilities": "permute_and_flip",
     "proportion_band": "experiment",
-    "randomized_response": "randomized_response",
     "run_experiment": "experiment",
     "set_cache_dir": "cache",
     "shuffle_amplification_epsilon": "shuffle_amplification",
