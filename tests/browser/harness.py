@@ -312,6 +312,14 @@ class PageResult:
     plots: int = 0
 
 
+#: check_page's whole-page screenshots (``screenshot=``) are taken only where ``$DPEXPLORE_SCREENSHOTS`` names a folder
+#: (the tests then write them there): each one grows the viewport to the page's full height (up to 12,000 px), which
+#: makes plotly lay out every figure again, and encodes a PNG of that size (about 0.65 CPU-s of Chromium per page,
+#: measured on page 01). No assertion reads them; they are for a person to look at. The tests' first-screen shots
+#: (one viewport each, cheap) are always written.
+FULL_PAGE_SCREENSHOTS = bool(os.environ.get("DPEXPLORE_SCREENSHOTS"))
+
+
 def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
@@ -432,7 +440,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
             res.failures.append(f"{len(third_party)} request(s) to another origin: {third_party[:3]}")
         res.failures.extend(f"refused by the Content-Security-Policy: {m}" for m in csp_refusals[:3])
         res.text = page.evaluate("() => document.body.innerText")
-        if screenshot:
+        if screenshot and FULL_PAGE_SCREENSHOTS:
             # Voila's template scrolls inside the page: grow the viewport to capture everything
             height = page.evaluate("() => document.documentElement.scrollHeight + 2000")
             page.set_viewport_size({"width": viewport[0], "height": min(int(height), 12000)})
