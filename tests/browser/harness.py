@@ -262,14 +262,15 @@ class VoilaServer:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> VoilaServer:
-        exe = Path(sys.executable).with_name("voila")
         env = dict(os.environ if self.env is None else self.env)
         env.pop("QUERY_STRING", None)
         shared = os.environ.get("DPEXPLORE_TEST_RESULT_CACHE")  # tests/conftest.py: one cache per test run
         if shared and "DPEXPLORE_CACHE_DIR" not in env:
             env["DPEXPLORE_CACHE_DIR"] = shared
         for attempt in range(3):
-            cmd = [str(exe) if exe.exists() else "voila", str(self.root), "--no-browser", "--Voila.ip=127.0.0.1",
+            # started as dpexplore.serve starts it (dpexplore.hosting.lean: without the 15 MiB IRI grammar)
+            cmd = [sys.executable, "-m", "dpexplore.hosting.lean", "voila", str(self.root), "--no-browser",
+                   "--Voila.ip=127.0.0.1",
                    f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
             self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
             self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
