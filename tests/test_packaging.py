@@ -46,6 +46,21 @@ def test_the_servers_hardening_imports_neither_numpy_nor_scipy():
     assert out.stdout.strip() == "[]", out.stdout[:500]
 
 
+#: page modules whose import (and the library they draw from) loads neither scipy.optimize nor scipy.stats: those
+#: cost a page kernel ~15 MiB (optimize with linalg) and ~24 MiB (stats); measured 116-130 -> 96-115 MiB per kernel
+#: for these pages after building their default view. Pages 01, 04, 05, 14 need optimize or stats at their defaults.
+LEAN_PAGES = ("basics", "attacker", "composition", "attacks", "statistics", "selection", "deployments", "pca",
+              "markov", "ml")
+
+
+@pytest.mark.parametrize("page", LEAN_PAGES)
+def test_a_lean_pages_import_loads_neither_scipy_optimize_nor_scipy_stats(page):
+    code = (f"import sys, dpexplore.ui.{page}\n"
+            "print(sorted(m for m in sys.modules if m in ('scipy.optimize', 'scipy.stats')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout[:500]
+
+
 def test_voila_settings_are_the_same_for_cli_and_binder():
     # voila.json is read by the `voila` command started in the repository root (python -m dpexplore.serve),
     # jupyter_config.json by Binder's Jupyter server (binder/postBuild copies it): keep them identical.

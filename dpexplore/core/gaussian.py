@@ -15,7 +15,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .validation import check_array, check_choice, check_delta, check_epsilon, check_positive, check_real
 
@@ -88,6 +88,7 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     hi = max(1.0, mu * mu)
     while _gdp_delta_scalar(mu, hi) > delta:
         hi *= 2.0
+    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
     return float(optimize.brentq(lambda e: _gdp_delta_scalar(mu, e) - delta, 0.0, hi, xtol=1e-14, rtol=1e-12))
 
 
@@ -173,6 +174,7 @@ def _analytic_mu(eps: float, delta: float) -> float:
         if hi > 1e150:
             raise ValueError(f"epsilon={eps:g} is too large to calibrate a Gaussian mechanism in double precision "
                              "(sigma would be ~0): use a smaller epsilon")
+    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
     return optimize.brentq(lambda m: _gdp_delta_scalar(m, eps) - delta, lo, hi, xtol=1e-15, rtol=1e-13)
 
 
