@@ -1,10 +1,12 @@
-"""The browser every module of these tests shares: one headless Chromium per module, after its ``server``."""
+"""The browser every module of these tests shares: per module, after its ``server``, a
+:class:`~tests.browser.harness.Browsers` (check_page's pages in one persistent context that shares compiled scripts,
+and fresh incognito contexts on request)."""
 
 from __future__ import annotations
 
 import pytest
 
-from .harness import launch_browser
+from .harness import Browsers
 
 
 @pytest.fixture(scope="module")
@@ -12,6 +14,6 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = launch_browser(p)
+        b = Browsers(p)
         yield b
         b.close()
