@@ -24,7 +24,7 @@ import pytest
 
 import dpexplore
 
-from .browser.harness import Browsers, check_page, free_port, require_browser, wait_for_port
+from .browser.harness import check_page, free_port, launch_browser, require_browser, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [pytest.mark.slow, pytest.mark.server]
@@ -131,7 +131,7 @@ def test_dpexplore_serve_from_any_folder(installed, tmp_path):
         # once showed "No module named 'dp_accounting'" in its first panel: the extra lacked it)
         failures, times = {}, {}
         with sync_playwright() as pw:
-            browser = Browsers(pw)  # every page in one persistent context: scripts compiled once
+            browser = launch_browser(pw)
             try:
                 for nb_path in sorted((ROOT / "notebooks").glob("*.ipynb")):
                     meta = json.loads(nb_path.read_text())["metadata"].get("dpexplore", {})

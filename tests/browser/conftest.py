@@ -1,12 +1,10 @@
-"""The browser every module of these tests shares: per module, after its ``server``, a
-:class:`~tests.browser.harness.Browsers` (check_page's pages in one persistent context that shares compiled scripts,
-and fresh incognito contexts on request)."""
+"""The browser every module of these tests shares: one headless Chromium per module, after its ``server``."""
 
 from __future__ import annotations
 
 import pytest
 
-from .harness import Browsers
+from .harness import launch_browser
 
 
 @pytest.fixture(scope="module")
@@ -14,6 +12,6 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = Browsers(p)
+        b = launch_browser(p)
         yield b
         b.close()

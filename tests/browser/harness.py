@@ -15,9 +15,8 @@ browser test module (e.g. ``tests/browser/test_course_<name>.py``) gets its own 
   on another one if the port was taken meanwhile, and its log is a fresh temporary file, so two workers never
   share a port or a file. Put writable state (``DPEXPLORE_POLL_DIR``, caches) in ``tmp_path_factory.mktemp(...)``:
   pytest-xdist gives every worker its own base folder. Never a fixed port, never a file inside the clone.
-* take the ``browser`` fixture (tests/browser/conftest.py: a :class:`Browsers`, Chromium per module, started on
-  first use after your ``server``) and open pages with :func:`check_page`; a test that needs a context of its own
-  (several pages with their own cookies) calls ``browser.new_context(...)``.
+* take the ``browser`` fixture (tests/browser/conftest.py: one headless Chromium per module, started after your
+  ``server``) and open pages with :func:`check_page`.
 * nothing else: tests/conftest.py marks every test that uses a module-scoped fixture with
   ``xdist_group(<its file>)``, so the whole module runs on ONE worker (one Voila server, one Chromium), and
   hands browser/server modules out before the unit tests so that no long module starts last; a browser module
@@ -314,12 +313,6 @@ class PageResult:
     plots: int = 0
 
 
-#: the addresses a page may load from: the test's own server (and inline data)
-LOCAL_URLS = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
-#: the persistent context's resolver: every host name but the loopback address is "not found"
-NO_OTHER_HOSTS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
-
-
 #: check_page's whole-page screenshots (``screenshot=``) are taken only where ``$DPEXPLORE_SCREENSHOTS`` names a folder
 #: (the tests then write them there): each one grows the viewport to the page's full height (up to 12,000 px), which
 #: makes plotly lay out every figure again, and encodes a PNG of that size (about 0.65 CPU-s of Chromium per page,
@@ -330,55 +323,6 @@ FULL_PAGE_SCREENSHOTS = bool(os.environ.get("DPEXPLORE_SCREENSHOTS"))
 
 def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-
-
-class Browsers:
-    """What a test module's ``browser`` fixture gives (tests/browser/conftest.py): two headless Chromiums, each
-    started on first use.
-
-    * :func:`check_page` opens every page in one *persistent* context (a profile folder on disk), its tab closed
-      after the check: the pages then share Chromium's disk cache and with it V8's code cache, so Voila's and
-      plotly's scripts are compiled once per module instead of once per page (measured: the gallery page 2.9 ->
-      1.3 CPU-s of Chromium from the third view, a paper dashboard 4.7 -> 3.3). Each page still starts clean:
-      check_page clears the context's cookies and the origin's stored data (local storage, IndexedDB, service
-      workers) before it loads the page, so no page sees another's cookies or storage; only the HTTP cache and
-      compiled code are shared.
-    * :meth:`new_context` gives a fresh incognito context of an ordinary Chromium, for tests that hold several
-      pages open at once with their own cookies (a teacher and students).
-    """
-
-    def __init__(self, playwright) -> None:
-        self._pw = playwright
-        self._browser = None
-        self._context = None
-        self._profile: str | None = None
-
-    def new_context(self, **kwargs):
-        if self._browser is None:
-            self._browser = launch_browser(self._pw)
-        return self._browser.new_context(**kwargs)
-
-    def page_context(self):
-        """The persistent context check_page opens its pages in."""
-        if self._context is None:
-            self._profile = tempfile.mkdtemp(prefix="dpx-chromium-profile-")
-            self._context = self._pw.chromium.launch_persistent_context(
-                self._profile, executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, NO_OTHER_HOSTS], headless=True)
-        return self._context
-
-    def close(self) -> None:
-        for thing in (self._context, self._browser):
-            if thing is not None:
-                thing.close()
-        self._context = self._browser = None
-        if self._profile:
-            shutil.rmtree(self._profile, ignore_errors=True)
-            self._profile = None
-
-
-#: what check_page clears for the page's origin before it loads it (the Storage domain's names; not "cache" and
-#: not "shader_cache": those are what the shared context is for)
-_CLEARED_STORAGE = "cookies,local_storage,indexeddb,websql,service_workers,cache_storage,file_systems"
 
 
 def check_page(browser, url: str, *, move_slider: bool = False, timeout: float = 300.0, settle_ms: int = 1500,
@@ -397,19 +341,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
     from playwright.sync_api import TimeoutError as PWTimeout
 
     res = PageResult()
-    shared = isinstance(browser, Browsers)
-    if shared:  # one tab in the module's persistent context, cleared first (see Browsers)
-        ctx = browser.page_context()
-        ctx.clear_cookies()
-        page = ctx.new_page()
-        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
-        origin = "/".join(url.split("/", 3)[:3])
-        cdp = ctx.new_cdp_session(page)
-        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _CLEARED_STORAGE})
-        cdp.detach()
-    else:  # a Browser: a fresh context for this page
-        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-        page = ctx.new_page()
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     if cookies:
         ctx.add_cookies(cookies)
     kernel_errors: list[str] = []
@@ -427,19 +359,14 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
 
     def route_local(route):
         url = route.request.url
-        if url.startswith(LOCAL_URLS):
+        if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")):
             route.continue_()
         else:
             third_party.append(url[:120])
             route.abort()
 
-    if shared:
-        # no request interception here: Playwright turns the HTTP cache off for a page that routes requests, and
-        # that cache is what the shared context is for. Other hosts cannot be reached from it anyway (Browsers
-        # starts it with a resolver that maps every host but 127.0.0.1 to "not found"); every request is seen
-        page.on("request", lambda req: None if req.url.startswith(LOCAL_URLS) else third_party.append(req.url[:120]))
-    else:
-        page.route("**/*", route_local)
+    ctx.route("**/*", route_local)
+    page = ctx.new_page()
     page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
     page.on("pageerror", lambda e: js_errors.append(str(e)))
     page.on("console", lambda m: csp_refusals.append(m.text[:200]) if m.type == "error" and (
@@ -522,11 +449,7 @@ def check_page(browser, url: str, *, move_slider: bool = False, timeout: float =
             page.screenshot(path=screenshot, full_page=True)
             res.screenshot = screenshot
     finally:
-        if shared:
-            page.close()
-            ctx.clear_cookies()
-        else:
-            ctx.close()
+        ctx.close()
     return res
 
 
