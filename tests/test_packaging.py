@@ -46,9 +46,9 @@ def test_the_servers_hardening_imports_neither_numpy_nor_scipy():
     assert out.stdout.strip() == "[]", out.stdout[:500]
 
 
-#: page modules whose import (and the library they draw from) loads neither scipy.optimize nor scipy.stats: those
-#: cost a page kernel ~15 MiB (optimize with linalg) and ~24 MiB (stats); measured 116-130 -> 96-115 MiB per kernel
-#: for these pages after building their default view. Pages 01, 04, 05, 14 need optimize or stats at their defaults.
+#: page modules whose *import* loads neither scipy.optimize nor scipy.stats (~15 MiB with scipy.linalg, ~24 MiB):
+#: a kernel loads them when the page first solves with them, most pages while drawing their default view, so this
+#: is about import time, not the kernel's memory once the page is drawn (benchmarks/results/pages.md).
 LEAN_PAGES = ("basics", "attacker", "composition", "attacks", "statistics", "selection", "deployments", "pca",
               "markov", "ml")
 
