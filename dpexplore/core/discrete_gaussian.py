@@ -226,7 +226,7 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
     best = float(vals[i])
     if hi > lo:
-        from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+        from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
         res = optimize.minimize_scalar(_log_delta_at, bounds=(float(lo), float(hi)), args=(r, eps),
                                        method="bounded", options={"xatol": 1e-10})
         best = min(best, float(res.fun))
@@ -273,6 +273,6 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
     if gap(hi) >= 0.0:  # numerically at the simple bound already
         return float(hi)
-    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+    from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
     root = optimize.brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12)
     return float(min(hi, root + 1e-9))

@@ -88,7 +88,7 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     hi = max(1.0, mu * mu)
     while _gdp_delta_scalar(mu, hi) > delta:
         hi *= 2.0
-    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+    from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
     return float(optimize.brentq(lambda e: _gdp_delta_scalar(mu, e) - delta, 0.0, hi, xtol=1e-14, rtol=1e-12))
 
 
@@ -174,7 +174,7 @@ def _analytic_mu(eps: float, delta: float) -> float:
         if hi > 1e150:
             raise ValueError(f"epsilon={eps:g} is too large to calibrate a Gaussian mechanism in double precision "
                              "(sigma would be ~0): use a smaller epsilon")
-    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+    from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
     return optimize.brentq(lambda m: _gdp_delta_scalar(m, eps) - delta, lo, hi, xtol=1e-15, rtol=1e-13)
 
 

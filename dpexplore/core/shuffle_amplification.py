@@ -154,7 +154,7 @@ def clone_pair_epsilon(epsilon0: float, n: int, delta: float, *, variant: str = 
     variant = check_choice(variant, "variant", ("fmt21", "fmt23"))
     if _clone_delta(e0, n, 0.0, variant) <= delta:
         return 0.0
-    from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+    from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
     return float(optimize.brentq(lambda e: _clone_delta(e0, n, e, variant) - delta, 0.0, e0, xtol=1e-10))
 
 
@@ -224,7 +224,7 @@ def shuffle_amplification_epsilon0(
         if hi_cap <= eps:
             return hi_cap
         # g(ε) = −δ < 0 (ε0 = ε always meets the target) and g(ε0_max) > 0: one root in between
-        from scipy import optimize  # imported on use: ~15 MiB (with scipy.linalg) of a page kernel
+        from scipy import optimize  # on use: importing this module does not load it (test_packaging.py)
         root = optimize.brentq(g, eps, hi_cap, xtol=1e-8)
         while g(root) > 0 and root > eps:  # stay on the feasible side of the root
             root = max(eps, root - 2e-8)

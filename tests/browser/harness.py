@@ -270,8 +270,7 @@ class VoilaServer:
         for attempt in range(3):
             # started as dpexplore.serve starts it (dpexplore.hosting.lean: without the 15 MiB IRI grammar)
             cmd = [sys.executable, "-m", "dpexplore.hosting.lean", "voila", str(self.root), "--no-browser",
-                   "--Voila.ip=127.0.0.1",
-                   f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
+                   "--Voila.ip=127.0.0.1", f"--Voila.port={self.port}", "--Voila.port_retries=0", *self.extra_args]
             self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
             self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
                                          start_new_session=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import dpexplore.core as core
 
 
@@ -32,9 +34,5 @@ def test_functions_named_like_their_submodule_are_callable():
 
 def test_dir_lists_every_public_name_and_unknown_names_raise_attribute_error():
     assert set(core.__all__) <= set(dir(core))
-    try:
+    with pytest.raises(AttributeError, match="no_such_name"):
         core.no_such_name  # noqa: B018
-    except AttributeError as e:
-        assert "no_such_name" in str(e)
-    else:
-        raise AssertionError("expected AttributeError")

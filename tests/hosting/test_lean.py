@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -57,7 +58,7 @@ def test_main_runs_a_module_as_python_dash_m_would(tmp_path):
          " 'stand_in': (getattr(sys.modules.get('rfc3987_syntax'), '__doc__', '') or '').startswith('Stand-in')}))\n")
     out = subprocess.run([sys.executable, "-m", "dpexplore.hosting.lean", "probe", "--x=1", "y"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60, check=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+                         env={**os.environ, "PYTHONPATH": str(tmp_path)})
     got = json.loads(out.stdout)
     assert got == {"name": "__main__", "argv": ["--x=1", "y"], "argv0": str(tmp_path / "probe.py"), "stand_in": True}
 
